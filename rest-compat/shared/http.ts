@@ -1,0 +1,115 @@
+/** Shared HTTP plumbing of the REST faces: JSON responses, bounded body reading, a small route table. */
+import { DomainError } from '../../src/domain/errors.ts';
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+/**
+ * Reads a JSON body of at most `maxBytes`: an absent or empty body is `undefined`; unreadable JSON or invalid UTF-8 is
+ * BAD_REQUEST; an oversized body is PAYLOAD_TOO_LARGE.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readTextBody(request, maxBytes);
+  if (text === null || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DomainError('BAD_REQUEST', { message: 'The request body is not valid JSON.' });
+  }
+}
+
+/** Reads the body as UTF-8 text (null when there is none), refusing more than `maxBytes`. */
+export async function readTextBody(request: Request, maxBytes: number): Promise<string | null> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw new DomainError('PAYLOAD_TOO_LARGE');
+  if (!request.body) return null;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new DomainError('PAYLOAD_TOO_LARGE');
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new DomainError('BAD_REQUEST', { message: 'The request body is not valid UTF-8.' });
+  }
+}
+
+export type Params = Record<string, string>;
+
+export interface Route<C> {
+  method: string;
+  pattern: string;
+  handler: (req: Request, params: Params, ctx: C) => Promise<Response>;
+}
+
+interface CompiledRoute<C> extends Route<C> {
+  regex: RegExp;
+  keys: string[];
+}
+
+/** A route table: `/v1/invoices/:id` patterns; 404 for unknown paths and 405 for known paths with another method. */
+export class RouteTable<C> {
+  private readonly routes: CompiledRoute<C>[] = [];
+
+  add(method: string, pattern: string, handler: Route<C>['handler']): this {
+    const keys: string[] = [];
+    const regex = new RegExp(
+      '^' + pattern.replace(/:([a-zA-Z]+)/g, (_m, k: string) => (keys.push(k), '([^/]+)')) + '/?$',
+    );
+    this.routes.push({ method, pattern, handler, regex, keys });
+    return this;
+  }
+
+  match(method: string, path: string): { route: Route<C>; params: Params } | 'METHOD_NOT_ALLOWED' | null {
+    let pathMatched = false;
+    for (const r of this.routes) {
+      const m = r.regex.exec(path);
+      if (!m) continue;
+      pathMatched = true;
+      if (r.method !== method) continue;
+      const params: Params = {};
+      r.keys.forEach((k, i) => {
+        try {
+          params[k] = decodeURIComponent(m[i + 1]);
+        } catch {
+          params[k] = m[i + 1];
+        }
+      });
+      return { route: r, params };
+    }
+    return pathMatched ? 'METHOD_NOT_ALLOWED' : null;
+  }
+
+  list(): Route<C>[] {
+    return this.routes;
+  }
+}
+
+/** Parses a query-string boolean: `true`/`false` (absent = undefined); anything else is BAD_REQUEST. */
+export function queryBoolean(url: URL, name: string): boolean | undefined {
+  const v = url.searchParams.get(name);
+  if (v === null) return undefined;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new DomainError('BAD_REQUEST', { message: `${name} must be true or false.`, path: [name] });
+}
+
+/** A query-string value, or undefined when absent. */
+export function queryString(url: URL, name: string): string | undefined {
+  const v = url.searchParams.get(name);
+  return v === null ? undefined : v;
+}

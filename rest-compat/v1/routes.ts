@@ -1,0 +1,115 @@
+/**
+ * REST v1 (spec: v1 endpoints): the legacy face. Each route authenticates, runs the same GraphQL operation as the
+ * GraphQL face, and renders `{code, data}` / `{code, data, totalItems}` with v1 codes and the v1 wire format.
+ */
+import { assertCanWrite, assertNotSession, requirePrincipal } from '../../src/domain/auth/rules.ts';
+import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
+import type { GraphQLContext } from '../../src/graphql/context.ts';
+import { run } from '../shared/execute.ts';
+import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
+import { V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1Invoice, v1Transaction, type GqlInvoice, type GqlTransaction } from './wire.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { parseOffsetPage } from '../../src/domain/paging.ts';
+
+export interface V1Context extends GraphQLContext {
+  maxBodyBytes: number;
+}
+
+const ok = (data: unknown, status = 200, code = 'OK') => json(status, { code, data });
+
+/** v1 calls need an API key or OAuth token; dashboard tokens are refused; writes need a writable key. */
+function principalFor(ctx: V1Context, write: boolean) {
+  const p = requirePrincipal(ctx.principal);
+  assertNotSession(p);
+  if (write) assertCanWrite(p);
+  return p;
+}
+
+const CREATE_INVOICE = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { invoice { ${V1_INVOICE_FIELDS} } } }`;
+const GET_INVOICE = `query($id: ID!) { invoice(id: $id, includeCanceled: false) { ${V1_INVOICE_FIELDS} } }`;
+const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter) { invoicePage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_INVOICE_FIELDS} } } }`;
+const MARK_PAID = `mutation($id: ID!) { markInvoicePaid(id: $id) { invoice { ${V1_INVOICE_FIELDS} } } }`;
+const DELETE_INVOICE = `mutation($id: ID!) { deleteInvoice(id: $id) { invoice { id } } }`;
+const GET_TRANSACTION = `query($id: ID!) { transaction(id: $id) { ${V1_TRANSACTION_FIELDS} } }`;
+const LIST_TRANSACTIONS = `query($offset: Int!, $limit: Int!, $filter: TransactionFilter) { transactionPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_TRANSACTION_FIELDS} } } }`;
+
+export const v1Routes = new RouteTable<V1Context>()
+  .add('POST', '/v1/invoices', async (req, _params, ctx) => {
+    const p = principalFor(ctx, true);
+    const body = await readJsonBody(req, ctx.maxBodyBytes);
+    if (body === undefined) throw new DomainError('BAD_REQUEST', { message: 'A JSON body is required.' });
+    const input = parseCreateInvoiceInput(body);
+    const data = await run<{ createInvoice: { invoice: GqlInvoice } }>(ctx, CREATE_INVOICE, {
+      input: {
+        bankAccountIds: input.bankAccountIds,
+        customer: input.customer,
+        amount: input.amount,
+        cashReceipt: input.cashReceipt,
+        expireAfter: (body as { expireAfter?: string }).expireAfter ?? null,
+        metadata: input.metadata,
+      },
+    });
+    return ok(v1Invoice(data.createInvoice.invoice, p.workspaceOwnerId), 201, 'CREATED');
+  })
+  .add('GET', '/v1/invoices', async (req, _params, ctx) => {
+    const p = principalFor(ctx, false);
+    const url = new URL(req.url);
+    const page = parseOffsetPage(queryString(url, 'offset'), queryString(url, 'limit'));
+    const data = await run<{ invoicePage: { totalItems: number; items: GqlInvoice[] } }>(ctx, LIST_INVOICES, {
+      ...page,
+      filter: {
+        search: queryString(url, 'search'),
+        paid: queryBoolean(url, 'paid'),
+        expired: queryBoolean(url, 'expired'),
+        dateAfter: queryString(url, 'dateAfter'),
+        dateBefore: queryString(url, 'dateBefore'),
+        includeCanceled: false,
+      },
+    });
+    return json(200, {
+      code: 'OK',
+      data: data.invoicePage.items.map((i) => v1Invoice(i, p.workspaceOwnerId)),
+      totalItems: data.invoicePage.totalItems,
+    });
+  })
+  .add('GET', '/v1/invoices/:id', async (_req, params, ctx) => {
+    const p = principalFor(ctx, false);
+    const data = await run<{ invoice: GqlInvoice }>(ctx, GET_INVOICE, { id: params.id });
+    return ok(v1Invoice(data.invoice, p.workspaceOwnerId));
+  })
+  .add('POST', '/v1/invoices/:id/mark-as-paid', async (_req, params, ctx) => {
+    const p = principalFor(ctx, true);
+    const data = await run<{ markInvoicePaid: { invoice: GqlInvoice } }>(ctx, MARK_PAID, { id: params.id });
+    return ok(v1Invoice(data.markInvoicePaid.invoice, p.workspaceOwnerId));
+  })
+  .add('DELETE', '/v1/invoices/:id', async (_req, params, ctx) => {
+    principalFor(ctx, true);
+    await run(ctx, DELETE_INVOICE, { id: params.id });
+    return json(200, { code: 'DELETED', data: null });
+  })
+  .add('GET', '/v1/transactions', async (req, _params, ctx) => {
+    const p = principalFor(ctx, false);
+    const url = new URL(req.url);
+    const page = parseOffsetPage(queryString(url, 'offset'), queryString(url, 'limit'));
+    const data = await run<{ transactionPage: { totalItems: number; items: GqlTransaction[] } }>(ctx, LIST_TRANSACTIONS, {
+      ...page,
+      filter: {
+        search: queryString(url, 'search'),
+        bankAccountId: queryString(url, 'bankAccountId'),
+        matched: queryBoolean(url, 'matched'),
+        hidden: queryBoolean(url, 'hidden'),
+        dateAfter: queryString(url, 'dateAfter'),
+        dateBefore: queryString(url, 'dateBefore'),
+      },
+    });
+    return json(200, {
+      code: 'OK',
+      data: data.transactionPage.items.map((t) => v1Transaction(t, p.workspaceOwnerId)),
+      totalItems: data.transactionPage.totalItems,
+    });
+  })
+  .add('GET', '/v1/transactions/:id', async (_req, params, ctx) => {
+    const p = principalFor(ctx, false);
+    const data = await run<{ transaction: GqlTransaction }>(ctx, GET_TRANSACTION, { id: params.id });
+    return ok(v1Transaction(data.transaction, p.workspaceOwnerId));
+  });

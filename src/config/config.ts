@@ -1,0 +1,98 @@
+/**
+ * The service's configuration: one zod schema over environment variables, parsed once at start-up.
+ * A bad value stops start-up with a message that names the variable.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const intFrom = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const urlWith = (protocols: string[]) =>
+  z
+    .string()
+    .refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL starting with ${protocols.join(' or ')}//`);
+
+export const configSchema = z.object({
+  PORT: intFrom(0, 65535).default(4000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: urlWith(['postgres:', 'postgresql:']).optional(),
+  /** Pool size for PostgreSQL. */
+  DATABASE_POOL_SIZE: intFrom(1, 200).default(10),
+  REDIS_URL: urlWith(['redis:', 'rediss:']).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest. */
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
+  /** Delay before the simulated agency reports the tax-authority result. */
+  AGENCY_SIM_DELAY_MS: intFrom(0, 86_400_000).default(2000),
+  /** Comma-separated delays (ms) of the 6 webhook retries. */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+){5}\s*$/, 'must be 6 comma-separated whole numbers of milliseconds')
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: intFrom(100, 120_000).default(10_000),
+  SMTP_URL: urlWith(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z.string().min(3).default('no-reply@banktransfer.local'),
+  /** Dashboard session lifetime. */
+  SESSION_TTL_HOURS: intFrom(1, 24 * 365).default(24 * 14),
+  /** Largest request body accepted, in bytes. */
+  MAX_BODY_BYTES: intFrom(1024, 50 * 1024 * 1024).default(1024 * 1024),
+  /** Run background workers (outbox dispatch, webhooks, agency jobs) in this process. */
+  WORKERS: bool.default(true),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '?'),
+        message: issue.message,
+      })),
+    );
+  }
+  return parsed.data;
+}
+
+/** Decodes a 32-byte key written as hex or base64; null when it is neither. */
+export function decodeKey(value: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  const b = Buffer.from(value, 'base64');
+  return b.length === 32 ? b : null;
+}

@@ -1,0 +1,103 @@
+/**
+ * One principal resolver for GraphQL, REST v1 and v2 (spec: Authentication). A bearer token is an API key
+ * (`sk_live_`), an OAuth access token (`oat_`) or a dashboard session token (`sess_`); only its SHA-256 is looked up.
+ */
+import type { Deps } from '../deps.ts';
+import { SECRET_PREFIXES, sha256Hex } from '../secrets.ts';
+
+export type PrincipalKind = 'API_KEY' | 'OAUTH_TOKEN' | 'SESSION';
+
+export interface Principal {
+  kind: PrincipalKind;
+  workspaceId: string;
+  /** The workspace owner's account id (v1 `issuerId`/`ownerId`). */
+  workspaceOwnerId: string;
+  /** The signed-in account (sessions only). */
+  accountId: string | null;
+  apiKeyId: string | null;
+  oauthAppId: string | null;
+  /** Session id or access-token id. */
+  credentialId: string;
+  /** Key name, app name or account name: who did it, in history and `canceledBy`. */
+  name: string;
+  readOnly: boolean;
+  /** Allowed bank accounts; null = all accounts of the workspace. */
+  bankAccountIds: string[] | null;
+}
+
+/** Extracts the token of an `Authorization: Bearer <token>` header value; null when absent or malformed. */
+export function bearerToken(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+/** Resolves a bearer token to a principal; null when unknown, expired, disabled, deleted or revoked. */
+export async function resolvePrincipal(deps: Deps, token: string | null): Promise<Principal | null> {
+  if (!token || token.length > 512) return null;
+  const now = deps.clock.now();
+  const hash = sha256Hex(token);
+
+  if (token.startsWith(SECRET_PREFIXES.apiKey)) {
+    const key = await deps.prisma.apiKey.findUnique({
+      where: { secretHash: hash },
+      include: { workspace: { select: { ownerId: true } } },
+    });
+    if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && key.expiresAt <= now)) return null;
+    return {
+      kind: 'API_KEY',
+      workspaceId: key.workspaceId,
+      workspaceOwnerId: key.workspace.ownerId,
+      accountId: null,
+      apiKeyId: key.id,
+      oauthAppId: null,
+      credentialId: key.id,
+      name: key.name,
+      readOnly: key.readOnly,
+      bankAccountIds: key.allBankAccounts ? null : key.bankAccountIds,
+    };
+  }
+
+  if (token.startsWith(SECRET_PREFIXES.oauthAccessToken)) {
+    const t = await deps.prisma.oAuthAccessToken.findUnique({
+      where: { tokenHash: hash },
+      include: { grant: true, app: { select: { name: true, deletedAt: true } }, },
+    });
+    if (!t || t.revokedAt || t.grant.revokedAt || t.app.deletedAt || (t.expiresAt && t.expiresAt <= now)) return null;
+    const ws = await deps.prisma.workspace.findUnique({ where: { id: t.workspaceId }, select: { ownerId: true } });
+    if (!ws) return null;
+    return {
+      kind: 'OAUTH_TOKEN',
+      workspaceId: t.workspaceId,
+      workspaceOwnerId: ws.ownerId,
+      accountId: null,
+      apiKeyId: null,
+      oauthAppId: t.appId,
+      credentialId: t.id,
+      name: t.app.name,
+      readOnly: false,
+      bankAccountIds: null,
+    };
+  }
+
+  if (token.startsWith(SECRET_PREFIXES.session)) {
+    const s = await deps.prisma.session.findUnique({
+      where: { tokenHash: hash },
+      include: { account: { select: { name: true } }, workspace: { select: { ownerId: true } } },
+    });
+    if (!s || s.revokedAt || s.expiresAt <= now) return null;
+    return {
+      kind: 'SESSION',
+      workspaceId: s.workspaceId,
+      workspaceOwnerId: s.workspace.ownerId,
+      accountId: s.accountId,
+      apiKeyId: null,
+      oauthAppId: null,
+      credentialId: s.id,
+      name: s.account.name,
+      readOnly: false,
+      bankAccountIds: null,
+    };
+  }
+  return null;
+}

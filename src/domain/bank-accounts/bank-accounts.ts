@@ -1,0 +1,114 @@
+/**
+ * Receiving bank accounts (contract: registerBankAccount) and their 1-won verification: registering returns a
+ * verification code and a per-account notification token; the account is verified when a 1-won deposit whose
+ * depositor name equals the code arrives on it.
+ */
+import type { Principal } from '../auth/principal.ts';
+import { requireSession } from '../auth/rules.ts';
+import type { Deps, Tx } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { isUniqueViolation } from '../prisma-errors.ts';
+import { newSecret, sha256Hex } from '../secrets.ts';
+import { check, digitsOnly } from '../validation.ts';
+import { BANK_PROVIDERS, isBankProviderId } from './bank-providers.ts';
+import { randomInt } from 'node:crypto';
+
+export interface RegisterBankAccountInput {
+  provider: string;
+  type: 'PERSONAL' | 'CORPORATE';
+  number: string;
+  alias: string;
+}
+
+/** Validates a bank account: known provider, 10-16 digits (hyphens removed), alias 1-50 characters. */
+export function validateBankAccount(input: RegisterBankAccountInput): RegisterBankAccountInput {
+  check(isBankProviderId(input.provider), ['provider'], `provider must be one of ${BANK_PROVIDERS.map((p) => p.id).join(', ')}.`);
+  check(input.type === 'PERSONAL' || input.type === 'CORPORATE', ['type'], 'type must be PERSONAL or CORPORATE.');
+  const number = digitsOnly(input.number);
+  check(number !== null && number.length >= 10 && number.length <= 16, ['number'], 'number must be 10-16 digits (hyphens allowed).');
+  const alias = input.alias.trim();
+  check(alias.length >= 1 && alias.length <= 50, ['alias'], 'alias must be 1-50 characters.');
+  return { provider: input.provider, type: input.type, number: number!, alias };
+}
+
+/** A 6-digit code the owner sends as the depositor name of a 1-won transfer. */
+export function newVerificationCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+}
+
+/** registerBankAccount: stores the account unverified; returns it with its verification code and notification token. */
+export async function registerBankAccount(deps: Deps, principal: Principal | null, raw: RegisterBankAccountInput) {
+  const p = requireSession(principal);
+  const input = validateBankAccount(raw);
+  const notificationToken = newSecret('notificationToken');
+  const verificationCode = newVerificationCode();
+  try {
+    const bankAccount = await deps.prisma.bankAccount.create({
+      data: {
+        id: newId('bankAccount'),
+        workspaceId: p.workspaceId,
+        ownerId: p.workspaceOwnerId,
+        provider: input.provider,
+        type: input.type,
+        number: input.number,
+        alias: input.alias,
+        verificationCode,
+        notificationTokenHash: sha256Hex(notificationToken),
+        createdAt: deps.clock.now(),
+      },
+    });
+    return { bankAccount, verificationCode, notificationToken };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new DomainError('BANK_ACCOUNT_ALREADY_REGISTERED', { path: ['number'] });
+    throw e;
+  }
+}
+
+/** The bank-account snapshot stored on each deposit (spec: transaction.bankAccount). */
+export function bankAccountSnapshot(a: {
+  id: string;
+  active: boolean;
+  ownerId: string;
+  alias: string;
+  provider: string;
+  type: string;
+  number: string;
+  createdAt: Date;
+  verifiedAt: Date | null;
+  deletedAt: Date | null;
+}) {
+  return {
+    id: a.id,
+    active: a.active,
+    ownerId: a.ownerId,
+    alias: a.alias,
+    provider: a.provider,
+    type: a.type,
+    number: a.number,
+    createdAt: a.createdAt.toISOString(),
+    verifiedAt: a.verifiedAt ? a.verifiedAt.toISOString() : null,
+    deletedAt: a.deletedAt ? a.deletedAt.toISOString() : null,
+  };
+}
+
+/**
+ * Checks receiving accounts named by an invoice: each must exist in the workspace (else BANK_ACCOUNT_NOT_FOUND, or
+ * OUT_OF_SCOPE when it belongs to another workspace) and be verified (BANK_ACCOUNT_NOT_VERIFIED).
+ */
+export async function assertUsableReceivingAccounts(tx: Tx | Deps['prisma'], workspaceId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await tx.bankAccount.findMany({
+    where: { id: { in: [...ids] }, deletedAt: null },
+    select: { id: true, workspaceId: true, verifiedAt: true },
+  });
+  const byId = new Map(found.map((a) => [a.id, a]));
+  for (const id of ids) {
+    const a = byId.get(id);
+    if (!a) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { path: ['bankAccountIds'], data: { bankAccountId: id } });
+    if (a.workspaceId !== workspaceId) throw new DomainError('OUT_OF_SCOPE', { path: ['bankAccountIds'] });
+  }
+  for (const id of ids) {
+    if (!byId.get(id)!.verifiedAt) throw new DomainError('BANK_ACCOUNT_NOT_VERIFIED', { path: ['bankAccountIds'], data: { bankAccountId: id } });
+  }
+}

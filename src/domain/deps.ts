@@ -1,0 +1,34 @@
+/** What domain operations need from the outside world, passed in (never imported) so tests can replace it. */
+import type { Logger } from 'pino';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { Clock } from './clock.ts';
+
+export type Tx = Prisma.TransactionClient;
+export type Db = PrismaClient;
+
+export interface DomainSettings {
+  sessionTtlHours: number;
+  /** The cash-receipt agency new business-info links are made with. */
+  agencyName: string;
+  /** Log-in attempts allowed per e-mail in `loginWindowMinutes` before refusing. */
+  maxLoginFailures: number;
+  loginWindowMinutes: number;
+}
+
+export interface Deps {
+  prisma: PrismaClient;
+  clock: Clock;
+  settings: DomainSettings;
+  /** Key that seals webhook signing secrets. */
+  encryptionKey: Buffer;
+  log: Logger;
+  /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
+  onEventsCommitted(): void;
+}
+
+/** Runs `fn` in one interactive transaction; wakes the outbox dispatcher after it commits. */
+export async function inTransaction<T>(deps: Deps, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const out = await deps.prisma.$transaction(fn);
+  deps.onEventsCommitted();
+  return out;
+}

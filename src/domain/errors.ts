@@ -1,0 +1,149 @@
+/**
+ * One error taxonomy for the whole service. A DomainError carries a stable `code`; one table maps each code to its
+ * HTTP status and v1 code (spec: Errors, v1 error body) and its v2 status and numeric code (spec: v2 error body).
+ * The three faces render from this table (src/graphql errors, rest-compat/v1, rest-compat/v2).
+ */
+
+export interface ErrorRendering {
+  /** HTTP status and code of the v1 envelope. */
+  v1: { status: number; code: string };
+  /** HTTP status and code of the v2 envelope. */
+  v2: { status: number; code: string };
+  /** Default human-readable message. */
+  message: string;
+}
+
+const r = (v1Status: number, v1Code: string, v2Status: number, v2Code: string, message: string): ErrorRendering => ({
+  v1: { status: v1Status, code: v1Code },
+  v2: { status: v2Status, code: v2Code },
+  message,
+});
+
+/** The table: every domain code, its v1 and v2 renderings. Codes not shown in the spec are ours (see README). */
+export const ERROR_TABLE = {
+  // Authentication and permissions
+  UNAUTHENTICATED: r(401, 'NOT_AUTHORIZED', 401, '290006', 'The API key or token is missing, invalid, expired, disabled or deleted.'),
+  READ_ONLY_KEY: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '290007', 'This key is read-only and cannot write.'),
+  SESSION_TOKEN_NOT_ALLOWED: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '290007', 'Dashboard login tokens cannot call this API; use an API key.'),
+  OUT_OF_SCOPE: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '80002', 'The resource is outside the bank accounts this key may use.'),
+  DASHBOARD_ONLY: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '290007', 'This operation needs a dashboard login.'),
+  INVALID_CREDENTIALS: r(401, 'NOT_AUTHORIZED', 401, '290006', 'E-mail or password is wrong.'),
+  TOO_MANY_ATTEMPTS: r(429, 'TOO_MANY_REQUESTS', 429, '290029', 'Too many attempts; try again later.'),
+  RATE_LIMITED: r(429, 'TOO_MANY_REQUESTS', 429, '290029', 'Rate limit exceeded; retry after the time in Retry-After.'),
+
+  EMAIL_TAKEN: r(409, 'EMAIL_TAKEN', 409, '290010', 'An account with this e-mail already exists.'),
+  BANK_ACCOUNT_ALREADY_REGISTERED: r(409, 'BANK_ACCOUNT_ALREADY_REGISTERED', 409, '290011', 'This bank account is already registered in the workspace.'),
+
+  // Not found
+  INVOICE_NOT_FOUND: r(404, 'INVOICE_NOT_FOUND', 404, '20014', 'Invoice not found.'),
+  CASH_RECEIPT_NOT_FOUND: r(404, 'CASH_RECEIPT_NOT_FOUND', 404, '20015', 'Cash receipt not found.'),
+  TRANSACTION_NOT_FOUND: r(404, 'TRANSACTION_NOT_FOUND', 404, '20016', 'Transaction not found.'),
+  BANK_ACCOUNT_NOT_FOUND: r(404, 'BANK_ACCOUNT_NOT_FOUND', 422, '220008', 'A bank account in bankAccountIds does not exist.'),
+  BUSINESS_INFO_NOT_REGISTERED: r(404, 'BUSINESS_INFO_NOT_REGISTERED', 409, '240005', 'Business information and the agency link are not registered.'),
+  NOT_FOUND: r(404, 'NOT_FOUND', 404, '20000', 'Not found.'),
+
+  // Invoice state and conflicts
+  INVOICE_ALREADY_EXISTS: r(409, 'INVOICE_ALREADY_EXISTS', 409, '220010', 'A pending invoice with the same depositor name and amount already exists on an overlapping receiving account.'),
+  INVOICE_ALREADY_PAID: r(403, 'INVOICE_ALREADY_PAID', 409, '220011', 'The invoice is already paid.'),
+  INVOICE_NOT_PENDING: r(409, 'INVOICE_NOT_PENDING', 409, '220011', 'The invoice is not pending.'),
+  INVOICE_CANCELED: r(404, 'INVOICE_NOT_FOUND', 409, '220011', 'The invoice is canceled.'),
+  BANK_ACCOUNT_NOT_VERIFIED: r(403, 'BANK_ACCOUNT_NOT_VERIFIED', 422, '220018', 'A bank account in bankAccountIds has not completed the 1-won verification.'),
+  GUIDE_EMAIL_NO_ACCOUNT: r(409, 'GUIDE_EMAIL_NO_ACCOUNT', 409, '220022', 'The payment-guide e-mail needs at least one usable receiving account.'),
+  GUIDE_EMAIL_NO_EXPIRY: r(409, 'GUIDE_EMAIL_NO_EXPIRY', 409, '220023', 'The payment-guide e-mail needs an expiry.'),
+  TRANSACTION_ALREADY_MATCHED: r(409, 'TRANSACTION_ALREADY_MATCHED', 409, '220030', 'The transaction is already matched to an invoice.'),
+  TRANSACTION_NOT_MATCHED: r(409, 'TRANSACTION_NOT_MATCHED', 409, '220031', 'The transaction is not matched.'),
+  TRANSACTION_NOT_MATCHABLE: r(409, 'TRANSACTION_NOT_MATCHABLE', 409, '220032', 'This transaction cannot be matched to that invoice.'),
+
+  // Invoice field validation (v2 220002-220009 per field, see README)
+  INVALID_INVOICE_ID: r(404, 'INVOICE_NOT_FOUND', 422, '220001', 'The invoice id is malformed.'),
+  INVALID_CUSTOMER_NAME: r(422, 'INVALID_CUSTOMER_NAME', 422, '220002', 'customer.name must be 1-16 characters without spaces.'),
+  INVALID_EMAIL: r(422, 'INVALID_EMAIL', 422, '220003', 'customer.email must be a valid address of 5-255 characters.'),
+  INVALID_PHONE_NUMBER: r(422, 'INVALID_PHONE_NUMBER', 422, '220004', 'customer.phoneNumber must be 10-11 digits.'),
+  INVALID_AMOUNT: r(422, 'INVALID_AMOUNT', 422, '220005', 'amount must be a whole number of won greater than 0 (at most 2,147,483,647).'),
+  INVALID_DURATION: r(422, 'INVALID_DURATION', 422, '220006', 'expireAfter must be an ISO 8601 duration (P1DT6H20M) or a short form (1d 6h 20m).'),
+  EXPIRE_AFTER_EXCEEDS_MAXIMUM: r(422, 'EXPIRE_AFTER_EXCEEDS_MAXIMUM', 422, '220006', 'The expiry may be at most 365 days away.'),
+  INVALID_EXPIRES_AT: r(422, 'INVALID_EXPIRES_AT', 422, '220006', 'expiresAt must be Unix seconds later than now and within 365 days.'),
+  INVALID_EXTEND_DAYS: r(422, 'INVALID_EXTEND_DAYS', 422, '220007', 'extendDays must be a whole number from 1 to 365.'),
+  INVALID_BANK_ACCOUNT_IDS: r(400, 'BAD_REQUEST', 422, '220008', 'bankAccountIds must be an array of bank account ids.'),
+  INVALID_CASH_RECEIPT_IDENTIFIER: r(422, 'INVALID_CASH_RECEIPT_IDENTIFIER', 422, '220009', 'cashReceipt.identifier does not fit cashReceipt.type.'),
+  INVALID_CASH_RECEIPT_TYPE: r(400, 'BAD_REQUEST', 422, '220009', 'cashReceipt.type must be PERSONAL or CORPORATE.'),
+  METADATA_KEY_VALUE_PAIR_LIMIT_EXCEEDED: r(422, 'METADATA_KEY_VALUE_PAIR_LIMIT_EXCEEDED', 422, '220012', 'metadata may hold at most 5 pairs.'),
+  METADATA_KEY_LENGTH_LIMIT_EXCEEDED: r(422, 'METADATA_KEY_LENGTH_LIMIT_EXCEEDED', 422, '220013', 'metadata keys may be at most 64 characters.'),
+  METADATA_VALUE_LENGTH_LIMIT_EXCEEDED: r(422, 'METADATA_VALUE_LENGTH_LIMIT_EXCEEDED', 422, '220014', 'metadata values may be at most 1024 characters.'),
+  INVALID_METADATA: r(400, 'BAD_REQUEST', 422, '220015', 'metadata must be an object of string keys to string values.'),
+  CANCEL_REASON_TOO_LONG: r(422, 'INVALID_CANCEL_REASON', 422, '220020', 'reason may be at most 200 characters.'),
+  NO_FIELD_TO_CHANGE: r(422, 'NO_FIELD_TO_CHANGE', 422, '30009', 'The request changes no field.'),
+
+  // Listing
+  INVALID_OFFSET: r(422, 'INVALID_OFFSET', 422, '30010', 'offset must be a whole number of 0 or more.'),
+  INVALID_LIMIT: r(422, 'INVALID_LIMIT', 422, '30011', 'limit must be a whole number from 1 to 100.'),
+  LIMIT_EXCEEDS_MAXIMUM: r(403, 'LIMIT_EXCEEDS_MAXIMUM', 422, '30012', 'limit may be at most 100.'),
+  INVALID_DATE_RANGE_FORMAT: r(422, 'INVALID_DATE_RANGE_FORMAT', 422, '30013', 'Dates must be YYYY-MM-DD.'),
+
+  // Cash receipts
+  INVALID_CASH_RECEIPT_ID: r(404, 'CASH_RECEIPT_NOT_FOUND', 422, '240001', 'The cash receipt id is malformed.'),
+  INVALID_CASH_RECEIPT_AMOUNT: r(422, 'INVALID_CASH_RECEIPT_AMOUNT', 422, '240004', 'amount must be a whole number of won greater than 0.'),
+  RECEIPT_INVALID_TYPE: r(400, 'BAD_REQUEST', 422, '240002', 'type must be PERSONAL or CORPORATE, and a self-issued receipt cannot be CORPORATE.'),
+  RECEIPT_INVALID_IDENTIFIER: r(422, 'INVALID_CASH_RECEIPT_IDENTIFIER', 422, '240003', 'identifier is missing or does not fit the type.'),
+  RECEIPT_NOT_CANCELABLE: r(409, 'CASH_RECEIPT_NOT_CANCELABLE', 409, '240006', 'The cash receipt cannot be canceled.'),
+  RECEIPT_NOT_REISSUABLE: r(409, 'CASH_RECEIPT_NOT_REISSUABLE', 409, '240007', 'Only a failed receipt that was not reissued before can be reissued.'),
+  RECEIPT_NOT_REVOCABLE: r(409, 'CASH_RECEIPT_NOT_REVOCABLE', 409, '240006', 'Only an issued cash receipt can be revoked.'),
+  RECEIPT_CANCEL_REASON_INVALID: r(422, 'INVALID_CANCEL_REASON', 422, '240010', 'reason must be 1-100 characters.'),
+  RECEIPT_EMAIL_INVALID: r(422, 'INVALID_EMAIL', 422, '240018', 'email must be a valid address of at most 100 characters.'),
+  RECEIPT_EMAIL_NOT_SENDABLE: r(409, 'CASH_RECEIPT_NOT_CONFIRMED', 409, '240020', 'The receipt failed or has no tax-authority confirmation number yet.'),
+  AGENCY_API_FAILED: r(500, 'AGENCY_API_FAILED', 422, '240008', 'The call to the cash-receipt agency failed; retry later.'),
+  AGENCY_EMAIL_FAILED: r(502, 'AGENCY_API_FAILED', 502, '240009', 'The agency could not send the e-mail.'),
+
+  // Requests
+  BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),
+  VALIDATION_FAILED: r(422, 'VALIDATION_FAILED', 422, '30008', 'The input is not valid.'),
+  PAYLOAD_TOO_LARGE: r(413, 'PAYLOAD_TOO_LARGE', 413, '30006', 'The request body is too large.'),
+  CONFLICT: r(409, 'CONFLICT', 409, '30005', 'The request conflicts with the current state.'),
+  IDEMPOTENCY_KEY_REUSED: r(422, 'IDEMPOTENCY_KEY_REUSED', 422, '30020', 'This Idempotency-Key was used with a different request.'),
+  IDEMPOTENCY_KEY_IN_PROGRESS: r(409, 'IDEMPOTENCY_KEY_IN_PROGRESS', 409, '30021', 'A request with this Idempotency-Key is still running.'),
+  METHOD_NOT_ALLOWED: r(405, 'METHOD_NOT_ALLOWED', 405, '30004', 'Method not allowed on this path.'),
+  ROUTE_NOT_FOUND: r(404, 'NOT_FOUND', 404, '30003', 'No such endpoint.'),
+  UNSUPPORTED_MEDIA_TYPE: r(415, 'UNSUPPORTED_MEDIA_TYPE', 415, '30002', 'Content-Type must be application/json.'),
+
+  // Server
+  SERVICE_UNAVAILABLE: r(503, 'SERVICE_UNAVAILABLE', 503, '50003', 'The service is temporarily unavailable; retry later.'),
+  INTERNAL_SERVER_ERROR: r(500, 'INTERNAL_SERVER_ERROR', 500, '50000', 'Internal server error.'),
+} as const satisfies Record<string, ErrorRendering>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_TABLE, code);
+}
+
+/** A rule of the spec was broken; `code` is stable and `data` carries the details the spec returns. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | null;
+  /** Field path for validation errors (e.g. ["customer", "name"]). */
+  readonly path: string[] | null;
+
+  constructor(code: ErrorCode, opts: { message?: string; data?: Record<string, unknown> | null; path?: string[] } = {}) {
+    super(opts.message ?? ERROR_TABLE[code].message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.data = opts.data ?? null;
+    this.path = opts.path ?? null;
+  }
+}
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}
+
+/** Renders a code for the v1 envelope: HTTP status and `{code, data: null}`. */
+export function renderV1(code: ErrorCode): { status: number; body: { code: string; data: null } } {
+  const { status, code: v1 } = ERROR_TABLE[code].v1;
+  return { status, body: { code: v1, data: null } };
+}
+
+/** Renders a code for the v2 envelope: HTTP status and `{code, data}`. */
+export function renderV2(code: ErrorCode, data: unknown = null): { status: number; body: { code: string; data: unknown } } {
+  const { status, code: v2 } = ERROR_TABLE[code].v2;
+  return { status, body: { code: v2, data } };
+}

@@ -1,0 +1,272 @@
+/**
+ * Invoices (spec: Invoice object, States, POST/GET/DELETE /v1/invoices, mark-as-paid, v2 cancel): creation with the
+ * conflict check, reads and lists with the key's account scope, mark-as-paid, v1 delete (= cancel, hidden from v1)
+ * and v2 cancel. Every state change writes its history line and its outbox event in the same transaction.
+ */
+import type { Invoice } from '../../generated/prisma/client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
+import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
+import { parseKstRange } from '../dates.ts';
+import { inTransaction, type Deps, type Tx } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { appendEvents, nextWorkspaceNumbers, recordEvents, type NewEvent } from '../events/outbox.ts';
+import { isId, newId } from '../ids.ts';
+import { parseOffsetPage } from '../paging.ts';
+import { SqlWhere, likeContains } from '../sql.ts';
+import { searchNormalize } from '../validation.ts';
+import { invoiceSearchText, parseCreateInvoiceInput } from './invoice-input.ts';
+import { applyInvoiceTransition, effectiveStatus } from './invoice-state.ts';
+
+/** The invoice as stored in event payloads: every field, timestamps as ISO strings (JSON-safe). */
+export function invoiceSnapshot(i: Invoice, now: Date) {
+  return {
+    id: i.id,
+    workspaceId: i.workspaceId,
+    number: i.number,
+    issuerId: i.issuerId,
+    status: effectiveStatus(i, now),
+    bankAccountIds: i.bankAccountIds,
+    customer: { name: i.customerName, email: i.customerEmail, phoneNumber: i.customerPhoneNumber },
+    cashReceipt: i.cashReceiptType ? { type: i.cashReceiptType, identifier: i.cashReceiptIdentifier } : null,
+    amount: i.amount,
+    metadata: i.metadata ?? null,
+    expiresAt: i.expiresAt?.toISOString() ?? null,
+    paidAt: i.paidAt?.toISOString() ?? null,
+    paidTrigger: i.paidTrigger,
+    canceledAt: i.canceledAt?.toISOString() ?? null,
+    cancelReason: i.cancelReason,
+    canceledBy: i.canceledBy ?? null,
+    guideEmailSentAt: i.guideEmailSentAt?.toISOString() ?? null,
+    createdAt: i.createdAt.toISOString(),
+    updatedAt: i.updatedAt.toISOString(),
+  };
+}
+
+export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extra: Record<string, unknown> = {}): NewEvent {
+  return {
+    workspaceId: i.workspaceId,
+    type,
+    invoiceId: i.id,
+    bankAccountIds: i.bankAccountIds,
+    data: { invoice: invoiceSnapshot(i, now), ...extra },
+    createdAt: now,
+  };
+}
+
+/** Writes a history line for an invoice (v2 `history`). */
+export async function addHistory(tx: Tx, invoiceId: string, type: string, now: Date, actor: unknown, data?: Record<string, unknown>) {
+  await tx.invoiceHistoryEntry.create({
+    data: { id: newId('history'), invoiceId, type, actor: (actor ?? undefined) as object | undefined, data: data as object | undefined, createdAt: now },
+  });
+}
+
+/**
+ * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two pending, unexpired invoices with the same depositor
+ * name and amount on overlapping receiving accounts (empty = all accounts, overlapping everything). A transaction-
+ * scoped advisory lock on (workspace, name, amount) serialises exactly the creates and updates that could conflict,
+ * so two at the same moment cannot both pass.
+ */
+export async function findConflictingInvoice(
+  tx: Tx,
+  args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
+): Promise<{ id: string; number: number } | null> {
+  await tx.$queryRawUnsafe(
+    `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`,
+    `${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`,
+  );
+  const rows = await tx.$queryRawUnsafe<{ id: string; number: number }[]>(
+    `SELECT id, number FROM "Invoice"
+      WHERE "workspaceId" = $1 AND "customerName" = $2 AND amount = $3 AND status = 'PENDING'
+        AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
+        AND id <> $5
+        AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
+      LIMIT 1`,
+    args.workspaceId,
+    args.customerName,
+    args.amount,
+    args.now.toISOString(),
+    args.excludeId ?? '',
+    [...args.bankAccountIds],
+  );
+  return rows[0] ? { id: rows[0].id, number: Number(rows[0].number) } : null;
+}
+
+/** createInvoice (POST /v1/invoices): validates, checks scope, accounts and conflicts, stores, emits invoice.created. */
+export async function createInvoice(deps: Deps, principal: Principal | null, raw: unknown): Promise<Invoice> {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  const input = parseCreateInvoiceInput(raw);
+  assertReceivingAccountsInScope(p, input.bankAccountIds);
+  await assertUsableReceivingAccounts(deps.prisma, p.workspaceId, input.bankAccountIds);
+  return inTransaction(deps, async (tx) => {
+    const now = deps.clock.now();
+    const conflict = await findConflictingInvoice(tx, {
+      workspaceId: p.workspaceId,
+      customerName: input.customer.name,
+      amount: input.amount,
+      bankAccountIds: input.bankAccountIds,
+      now,
+    });
+    if (conflict) throw new DomainError('INVOICE_ALREADY_EXISTS', { data: { invoiceId: conflict.id, number: conflict.number } });
+    const { invoiceNumber, lastEventSeq } = await nextWorkspaceNumbers(tx, p.workspaceId, { invoice: true, events: 1 });
+    const fields = {
+      customerName: input.customer.name,
+      customerEmail: input.customer.email,
+      customerPhoneNumber: input.customer.phoneNumber,
+      cashReceiptIdentifier: input.cashReceipt?.identifier ?? null,
+    };
+    const invoice = await tx.invoice.create({
+      data: {
+        id: newId('invoice'),
+        workspaceId: p.workspaceId,
+        number: invoiceNumber!,
+        issuerId: p.accountId ?? p.workspaceOwnerId,
+        createdByApiKeyId: p.apiKeyId,
+        bankAccountIds: input.bankAccountIds,
+        ...fields,
+        cashReceiptType: input.cashReceipt?.type ?? null,
+        amount: input.amount,
+        metadata: input.metadata ?? undefined,
+        searchText: invoiceSearchText(fields),
+        expiresAt: input.expireAfterMs === null ? null : new Date(now.getTime() + input.expireAfterMs),
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await addHistory(tx, invoice.id, 'created', now, actorOf(p));
+    await appendEvents(tx, [invoiceEvent('invoice.created', invoice, now)], lastEventSeq);
+    return invoice;
+  });
+}
+
+/**
+ * Loads an invoice the principal may handle: malformed id → INVALID_INVOICE_ID; missing or another workspace's →
+ * INVOICE_NOT_FOUND; outside an account-limited key's scope → OUT_OF_SCOPE; canceled and `hideCanceled` (v1) →
+ * INVOICE_NOT_FOUND.
+ */
+export async function loadInvoiceFor(
+  db: Tx | Deps['prisma'],
+  p: Principal,
+  id: unknown,
+  opts: { hideCanceled?: boolean } = {},
+): Promise<Invoice> {
+  if (!isId('invoice', id)) throw new DomainError('INVALID_INVOICE_ID');
+  const invoice = await db.invoice.findUnique({ where: { id } });
+  if (!invoice || invoice.workspaceId !== p.workspaceId) throw new DomainError('INVOICE_NOT_FOUND');
+  if (opts.hideCanceled && invoice.status === 'CANCELED') throw new DomainError('INVOICE_NOT_FOUND');
+  if (!invoiceInScope(p, invoice.bankAccountIds)) throw new DomainError('OUT_OF_SCOPE');
+  return invoice;
+}
+
+/** getInvoice (GET /v1/invoices/{id}). */
+export async function getInvoice(deps: Deps, principal: Principal | null, id: unknown, opts: { hideCanceled?: boolean } = {}) {
+  return loadInvoiceFor(deps.prisma, requirePrincipal(principal), id, opts);
+}
+
+export interface InvoiceListFilter {
+  offset: unknown;
+  limit: unknown;
+  search?: string | null;
+  paid?: boolean | null;
+  expired?: boolean | null;
+  /** Effective statuses to include (GraphQL/v2); absent = all but CANCELED when hideCanceled. */
+  statuses?: ('PENDING' | 'EXPIRED' | 'PAID' | 'CANCELED')[] | null;
+  dateAfter?: string | null;
+  dateBefore?: string | null;
+  hideCanceled?: boolean;
+}
+
+/** listInvoices (GET /v1/invoices): filters, key scope, newest first; returns the page's ids in order and the total. */
+export async function listInvoiceIds(deps: Deps, principal: Principal | null, f: InvoiceListFilter): Promise<{ ids: string[]; total: number }> {
+  const p = requirePrincipal(principal);
+  const page = parseOffsetPage(f.offset, f.limit);
+  const range = parseKstRange(f.dateAfter, f.dateBefore);
+  const now = deps.clock.now();
+  const w = new SqlWhere();
+  w.and((v) => `"workspaceId" = ${v(p.workspaceId)}`);
+  if (f.hideCanceled) w.and(`status <> 'CANCELED'`);
+  if (p.bankAccountIds !== null) {
+    w.and((v) => `cardinality("bankAccountIds") > 0 AND "bankAccountIds" <@ ${v(p.bankAccountIds, '::text[]')}`);
+  }
+  if (f.paid === true) w.and(`status = 'PAID'`);
+  if (f.paid === false) w.and(`status = 'PENDING'`);
+  if (f.expired === true) w.and((v) => `"expiresAt" IS NOT NULL AND "expiresAt" <= ${v(now.toISOString(), '::timestamptz')}`);
+  if (f.expired === false) w.and((v) => `"expiresAt" IS NULL OR "expiresAt" > ${v(now.toISOString(), '::timestamptz')}`);
+  if (f.statuses && f.statuses.length > 0) {
+    const nowP = w.param(now.toISOString(), '::timestamptz');
+    const parts = f.statuses.map((s) =>
+      s === 'EXPIRED'
+        ? `(status = 'PENDING' AND "expiresAt" IS NOT NULL AND "expiresAt" <= ${nowP})`
+        : s === 'PENDING'
+          ? `(status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${nowP}))`
+          : `status = '${s}'`,
+    );
+    w.and(parts.join(' OR '));
+  }
+  if (range.from) w.and((v) => `"createdAt" >= ${v(range.from!.toISOString(), '::timestamptz')}`);
+  if (range.until) w.and((v) => `"createdAt" < ${v(range.until!.toISOString(), '::timestamptz')}`);
+  const term = f.search ? searchNormalize(f.search.replace(/[\u0000-\u001f]/g, '')) : '';
+  if (term) {
+    w.and((v) => `id = ${v(f.search!.trim())} OR "searchText" LIKE ${v(likeContains(term))}`);
+  }
+  const where = w.toString();
+  const countRows = await deps.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "Invoice" WHERE ${where}`, ...w.params);
+  const rows = await deps.prisma.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id FROM "Invoice" WHERE ${where} ORDER BY "createdAt" DESC, number DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
+    ...w.params,
+  );
+  return { ids: rows.map((r) => r.id), total: Number(countRows[0]?.n ?? 0) };
+}
+
+/** markInvoicePaid (POST /v1/invoices/{id}/mark-as-paid): pending or expired → paid, trigger API_CALL. */
+export async function markInvoicePaid(deps: Deps, principal: Principal | null, id: unknown, opts: { hideCanceled?: boolean } = {}) {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  return inTransaction(deps, async (tx) => {
+    const invoice = await loadInvoiceFor(tx, p, id, opts);
+    const now = deps.clock.now();
+    const paid = await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'API_CALL' });
+    await addHistory(tx, paid.id, 'paid', now, actorOf(p), { trigger: 'API_CALL' });
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.paid', paid, now, { trigger: 'API_CALL', transaction: null })]);
+    return paid;
+  });
+}
+
+/** deleteInvoice (DELETE /v1/invoices/{id}): an unpaid invoice becomes canceled and invisible to v1; invoice.deleted. */
+export async function deleteInvoice(deps: Deps, principal: Principal | null, id: unknown) {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  return inTransaction(deps, async (tx) => {
+    const invoice = await loadInvoiceFor(tx, p, id, { hideCanceled: true });
+    const now = deps.clock.now();
+    const actor = actorOf(p);
+    const canceled = await applyInvoiceTransition(tx, invoice, 'DELETE_V1', now, { canceledAt: now, canceledBy: actor, deletedViaV1: true });
+    await addHistory(tx, canceled.id, 'deleted', now, actor);
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.deleted', canceled, now)]);
+    return canceled;
+  });
+}
+
+export const CANCEL_REASON_MAX = 200;
+
+/** cancelInvoice (POST /v2/invoices/{id}/cancel): pending or expired → canceled with reason and who; invoice.canceled. */
+export async function cancelInvoice(deps: Deps, principal: Principal | null, id: unknown, reason: unknown) {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  if (reason !== undefined && reason !== null && typeof reason !== 'string') throw new DomainError('BAD_REQUEST', { path: ['reason'] });
+  if (typeof reason === 'string' && [...reason].length > CANCEL_REASON_MAX) throw new DomainError('CANCEL_REASON_TOO_LONG', { path: ['reason'] });
+  return inTransaction(deps, async (tx) => {
+    const invoice = await loadInvoiceFor(tx, p, id);
+    const now = deps.clock.now();
+    const actor = actorOf(p);
+    const canceled = await applyInvoiceTransition(tx, invoice, 'CANCEL', now, {
+      canceledAt: now,
+      canceledBy: actor,
+      cancelReason: (reason as string | undefined) ?? null,
+    });
+    await addHistory(tx, canceled.id, 'canceled', now, actor, { reason: reason ?? null });
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason: reason ?? null })]);
+    return canceled;
+  });
+}

@@ -1,0 +1,28 @@
+/** Small shared validators for dashboard inputs (spec limits live next to the resource they govern). */
+import { DomainError, type ErrorCode } from './errors.ts';
+
+/** A simple e-mail shape check: one @, a dot in the domain, no spaces. */
+export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Largest amount in won a column holds (PostgreSQL integer). */
+export const MAX_WON = 2_147_483_647;
+
+/** Throws VALIDATION_FAILED (or `code`) naming the field unless `ok`. */
+export function check(ok: boolean, field: string[], message: string, code: ErrorCode = 'VALIDATION_FAILED'): void {
+  if (!ok) throw new DomainError(code, { message, path: field });
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+/** Removes hyphens and lower-cases, as the list searches compare. */
+export function searchNormalize(s: string): string {
+  return s.replace(/-/g, '').toLowerCase();
+}
+
+/** Digits only after removing hyphens and spaces; null when anything else remains. */
+export function digitsOnly(s: string): string | null {
+  const d = s.replace(/[-\s]/g, '');
+  return /^\d+$/.test(d) ? d : null;
+}

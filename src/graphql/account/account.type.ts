@@ -1,0 +1,25 @@
+/** Account, Workspace and the viewer. */
+import { builder } from '../builder.ts';
+
+export const AccountType = builder.prismaObject('Account', {
+  description: 'A person who signs in to the dashboard (acc_).',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'acc_ id.' }),
+    email: t.exposeString('email', { description: 'Sign-in e-mail.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the account was created.' }),
+  }),
+});
+
+export const WorkspaceType = builder.prismaObject('Workspace', {
+  description: "A merchant's workspace; invoices, deposits, keys and settings belong to one workspace.",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'wsp_ id.' }),
+    name: t.exposeString('name', { description: 'Workspace name.' }),
+    ownerId: t.exposeID('ownerId', { description: "The owner's account id (v1 issuerId/ownerId)." }),
+    owner: t.relation('owner', { description: 'The owner account.' }),
+    paidEmailEnabled: t.exposeBoolean('paidEmailEnabled', { description: 'Whether buyers get an e-mail when a deposit pays their invoice.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the workspace was created.' }),
+    businessInfo: t.relation('businessInfo', { nullable: true, description: 'Registered business information and agency link, if any.' }),
+  }),
+});

@@ -1,0 +1,104 @@
+/** The Pothos schema builder: Prisma-backed objects, Relay connections, scope auth, dataloaders. */
+import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import type { GraphQLContext } from './context.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    ID: { Input: string; Output: string };
+  };
+  AuthScopes: { authenticated: boolean; dashboard: boolean };
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      authenticated: ctx.principal !== null,
+      dashboard: ctx.principal?.kind === 'SESSION',
+    }),
+    unauthorizedError: (_parent, ctx) =>
+      new GraphQLError(ctx.principal ? 'This operation needs a dashboard login.' : 'Authentication required: send Authorization: Bearer <API key or token>.', {
+        extensions: { code: ctx.principal ? 'DASHBOARD_ONLY' : 'UNAUTHENTICATED' },
+      }),
+  },
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    filterConnectionTotalCount: true,
+    exposeDescriptions: false,
+    onUnusedQuery: null,
+    maxConnectionSize: 100,
+    defaultConnectionSize: 20,
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+  },
+});
+
+function parseDateTime(value: unknown): Date {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
+    throw new GraphQLError('DateTime must be an ISO 8601 time with a zone, e.g. 2026-11-21T10:00:00Z.');
+  }
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime is not a real time.');
+  return d;
+}
+
+builder.scalarType('DateTime', {
+  description: 'An instant as an ISO 8601 string in UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.',
+  serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString()),
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string.');
+    return parseDateTime(ast.value);
+  },
+});
+
+function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | null): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return ast.values.map((v) => literalToJson(v, variables));
+    case Kind.OBJECT: {
+      const out: Record<string, unknown> = {};
+      for (const f of ast.fields) Object.defineProperty(out, f.name.value, { value: literalToJson(f.value, variables), enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    case Kind.VARIABLE:
+      return variables?.[ast.name.value];
+    default:
+      throw new GraphQLError('Unsupported JSON literal.');
+  }
+}
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+  parseLiteral: (ast, variables) => literalToJson(ast, variables),
+});
+
+builder.queryType({ description: 'Reads. Every field needs `Authorization: Bearer <API key, OAuth token or dashboard session>`.' });
+builder.mutationType({ description: 'Writes. Dashboard operations need a session token (from signUp or logIn).' });

@@ -1,0 +1,11 @@
+/** The context every GraphQL execution gets (HTTP, WebSocket, SSE and the REST faces alike). */
+import type { Principal } from '../domain/auth/principal.ts';
+import type { Deps } from '../domain/deps.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+
+export interface GraphQLContext {
+  deps: Deps;
+  prisma: PrismaClient;
+  principal: Principal | null;
+  requestId: string;
+}

@@ -1,0 +1,85 @@
+/** Invoice writes: createInvoice, markInvoicePaid, deleteInvoice (v1 delete), cancelInvoice (v2 cancel). */
+import { cancelInvoice, createInvoice, deleteInvoice, markInvoicePaid } from '../../domain/invoices/invoices.ts';
+import type { Invoice } from '../../generated/prisma/client.ts';
+import { builder } from '../builder.ts';
+import { CashReceiptTypeEnum } from '../common/enums.ts';
+import { InvoiceType } from './invoice.type.ts';
+
+const CustomerInput = builder.inputType('CustomerInput', {
+  description: 'The buyer.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Depositor name, 1-16 characters, no spaces.' }),
+    email: t.string({ description: 'E-mail, 5-255 characters.' }),
+    phoneNumber: t.string({ description: 'Phone, digits only, 10-11 digits.' }),
+  }),
+});
+
+const CashReceiptRequestInput = builder.inputType('CashReceiptRequestInput', {
+  description: 'Cash receipt to issue automatically when the invoice is paid.',
+  fields: (t) => ({
+    type: t.field({ type: CashReceiptTypeEnum, required: true, description: 'PERSONAL or CORPORATE.' }),
+    identifier: t.string({ required: true, description: 'PERSONAL: phone 10-11 digits; CORPORATE: business number 10 digits; no hyphens.' }),
+  }),
+});
+
+const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
+  description: 'A new invoice (same rules as POST /v1/invoices).',
+  fields: (t) => ({
+    bankAccountIds: t.idList({ required: true, description: 'Receiving accounts (own, verified); empty = all accounts.' }),
+    customer: t.field({ type: CustomerInput, required: true, description: 'The buyer.' }),
+    amount: t.int({ required: true, description: 'Won, greater than 0.' }),
+    cashReceipt: t.field({ type: CashReceiptRequestInput, description: 'Cash receipt to issue on payment.' }),
+    expireAfter: t.string({ description: 'Duration until expiry, at most 365 days: ISO 8601 (P1DT6H20M) or short (1d 6h 20m). Absent = never.' }),
+    metadata: t.field({ type: 'JSON', description: 'String keys to string values: at most 5 pairs, keys ≤ 64, values ≤ 1024 characters.' }),
+  }),
+});
+
+export const InvoicePayload = builder.objectRef<Invoice>('InvoicePayload').implement({
+  description: 'The invoice after the change.',
+  fields: (t) => ({
+    invoice: t.prismaField({
+      type: InvoiceType,
+      description: 'The invoice.',
+      resolve: (query, invoice, _args, ctx) => (Object.keys(query).length === 0 ? invoice : ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } })),
+    }),
+  }),
+});
+
+builder.mutationField('createInvoice', (t) =>
+  t.field({
+    type: InvoicePayload,
+    description: 'Creates a pending invoice; emits invoice.created. INVOICE_ALREADY_EXISTS when a pending invoice with the same name and amount overlaps its accounts.',
+    args: { input: t.arg({ type: CreateInvoiceInput, required: true, description: 'The invoice.' }) },
+    resolve: (_root, { input }, ctx) => createInvoice(ctx.deps, ctx.principal, input),
+  }),
+);
+
+builder.mutationField('markInvoicePaid', (t) =>
+  t.field({
+    type: InvoicePayload,
+    description: 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.',
+    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
+    resolve: (_root, { id }, ctx) => markInvoicePaid(ctx.deps, ctx.principal, id),
+  }),
+);
+
+builder.mutationField('deleteInvoice', (t) =>
+  t.field({
+    type: InvoicePayload,
+    description: 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.',
+    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
+    resolve: (_root, { id }, ctx) => deleteInvoice(ctx.deps, ctx.principal, id),
+  }),
+);
+
+builder.mutationField('cancelInvoice', (t) =>
+  t.field({
+    type: InvoicePayload,
+    description: 'v2 cancel: a pending or expired invoice becomes CANCELED with the reason; emits invoice.canceled (v1 webhooks: invoice.deleted).',
+    args: {
+      id: t.arg.id({ required: true, description: 'ivc_ id.' }),
+      reason: t.arg.string({ description: 'Up to 200 characters.' }),
+    },
+    resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, reason),
+  }),
+);

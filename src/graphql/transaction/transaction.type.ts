@@ -1,0 +1,187 @@
+/** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
+import type { GraphQLResolveInfo } from 'graphql';
+import { getTransaction, listTransactionIds, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
+import type { Transaction } from '../../generated/prisma/client.ts';
+import { builder } from '../builder.ts';
+import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
+import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
+import type { GraphQLContext } from '../context.ts';
+
+interface Snapshot {
+  id: string;
+  active: boolean;
+  ownerId: string;
+  alias: string;
+  provider: string;
+  type: 'PERSONAL' | 'CORPORATE';
+  number: string;
+  createdAt: string;
+  verifiedAt: string | null;
+  deletedAt: string | null;
+}
+
+const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot').implement({
+  description: 'The receiving account as it was when the deposit arrived; later changes do not alter it.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'bac_ id.' }),
+    active: t.exposeBoolean('active', { description: 'In use at the time.' }),
+    ownerId: t.exposeID('ownerId', { description: 'Account that registered it.' }),
+    alias: t.exposeString('alias', { description: 'Alias at the time.' }),
+    provider: t.exposeString('provider', { description: 'Bank identifier.' }),
+    type: t.expose('type', { type: BankAccountTypeEnum, description: 'PERSONAL or CORPORATE.' }),
+    number: t.exposeString('number', { description: 'Account number without hyphens.' }),
+    createdAt: t.field({ type: 'DateTime', description: 'Registration time.', resolve: (s) => new Date(s.createdAt) }),
+    verifiedAt: t.field({ type: 'DateTime', nullable: true, description: '1-won verification time.', resolve: (s) => (s.verifiedAt ? new Date(s.verifiedAt) : null) }),
+    deletedAt: t.field({ type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.', resolve: (s) => (s.deletedAt ? new Date(s.deletedAt) : null) }),
+  }),
+});
+
+export const TransactionType = builder.prismaObject('Transaction', {
+  description: 'A deposit (trx_) notified by the bank.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'trx_ id.' }),
+    bankAccount: t.field({ type: BankAccountSnapshotType, description: 'Snapshot of the receiving account.', select: { bankAccountSnapshot: true }, resolve: (x) => x.bankAccountSnapshot as unknown as Snapshot }),
+    bankAccountId: t.exposeID('bankAccountId', { description: 'Receiving account id.' }),
+    matchedInvoiceId: t.exposeID('matchedInvoiceId', { nullable: true, description: 'Invoice it paid; null when unmatched.' }),
+    matchedInvoice: t.relation('matchedInvoice', { nullable: true, description: 'Invoice it paid.' }),
+    matchMethod: t.expose('matchMethod', { type: MatchMethodEnum, nullable: true, description: 'How it was matched.' }),
+    matchNote: t.expose('matchNote', { type: 'JSON', nullable: true, description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]}.' }),
+    amount: t.exposeInt('amount', { description: 'Won.' }),
+    description: t.exposeString('description', { description: 'Depositor name from the bank notification.' }),
+    hidden: t.exposeBoolean('hidden', { description: 'Hidden in the dashboard (1-won verification deposits are hidden).' }),
+    verification: t.exposeBoolean('verification', { description: 'A 1-won verification deposit (never matched).' }),
+    receivedAt: t.expose('receivedAt', { type: 'DateTime', description: 'Deposit time per the bank notification.' }),
+    matchedAt: t.expose('matchedAt', { type: 'DateTime', nullable: true, description: 'When it was matched.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service received the notification.' }),
+  }),
+});
+
+export const TransactionFilter = builder.inputType('TransactionFilter', {
+  description: 'The filters of GET /v1/transactions.',
+  fields: (t) => ({
+    search: t.string({ description: 'Transaction, bank account or matched invoice id exactly, or contained in account number or depositor name.' }),
+    bankAccountId: t.id({ description: 'Only deposits to this account (OUT_OF_SCOPE outside a limited key).' }),
+    matched: t.boolean({ description: 'true = matched, false = unmatched.' }),
+    hidden: t.boolean({ description: 'true = hidden, false = not hidden.' }),
+    dateAfter: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by createdAt.' }),
+    dateBefore: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by createdAt.' }),
+  }),
+});
+
+type FilterArg = Omit<TransactionListFilter, 'offset' | 'limit'> | null | undefined;
+
+async function loadTransactions(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await ctx.prisma.transaction.findMany({ ...selectionAt(ctx, info, path), where: { id: { in: ids } } });
+  return inIdOrder(ids, rows);
+}
+
+builder.queryField('transaction', (t) =>
+  t.prismaField({
+    type: TransactionType,
+    description: 'One deposit. TRANSACTION_NOT_FOUND when missing; OUT_OF_SCOPE outside a limited key.',
+    args: { id: t.arg.id({ required: true, description: 'trx_ id.' }) },
+    resolve: async (query, _root, { id }, ctx) => {
+      const trx = await getTransaction(ctx.deps, ctx.principal, id);
+      return ctx.prisma.transaction.findUniqueOrThrow({ ...query, where: { id: trx.id } });
+    },
+  }),
+);
+
+const TransactionPage = builder.objectRef<{ totalItems: number; ids: string[] }>('TransactionPage').implement({
+  description: 'A page of deposits by offset and limit, newest first.',
+  fields: (t) => ({
+    totalItems: t.exposeInt('totalItems', { description: 'Deposits matching the filter.' }),
+    items: t.field({ type: [TransactionType], description: 'The deposits of this page.', resolve: (page, _a, ctx, info) => loadTransactions(ctx, info, [], page.ids) }),
+  }),
+});
+
+builder.queryField('transactionPage', (t) =>
+  t.field({
+    type: TransactionPage,
+    description: 'Deposits by offset/limit (limit 1-100), newest first; same rules as GET /v1/transactions.',
+    args: {
+      offset: t.arg.int({ required: true, description: '0 or more.' }),
+      limit: t.arg.int({ required: true, description: '1-100.' }),
+      filter: t.arg({ type: TransactionFilter, description: 'Filters.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { ids, total } = await listTransactionIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset: args.offset, limit: args.limit });
+      return { totalItems: total, ids };
+    },
+  }),
+);
+
+builder.queryField('transactions', (t) =>
+  t.connection(
+    {
+      type: TransactionType,
+      description: 'Deposits as a Relay connection, newest first, with the REST filters.',
+      args: { filter: t.arg({ type: TransactionFilter, description: 'Filters.' }) },
+      resolve: async (_root, args, ctx, info) => {
+        const { offset, limit } = connectionWindow(args);
+        const { ids, total } = await listTransactionIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset, limit: Math.max(limit, 1) });
+        const nodes = limit === 0 ? [] : await loadTransactions(ctx, info, ['edges', 'node'], ids);
+        return buildConnection(nodes, offset, total);
+      },
+    },
+    {
+      description: 'A page of deposits.',
+      fields: (c) => ({ totalCount: c.int({ description: 'Deposits matching the filter.', resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
+    },
+  ),
+);
+
+const TransactionPayload = builder.objectRef<Transaction>('TransactionPayload').implement({
+  description: 'The deposit after the change.',
+  fields: (t) => ({
+    transaction: t.prismaField({
+      type: TransactionType,
+      description: 'The deposit.',
+      resolve: (query, trx, _a, ctx) => (Object.keys(query).length === 0 ? trx : ctx.prisma.transaction.findUniqueOrThrow({ ...query, where: { id: trx.id } })),
+    }),
+  }),
+});
+
+const MatchTransactionInput = builder.inputType('MatchTransactionInput', {
+  description: 'A deposit and the invoice it pays.',
+  fields: (t) => ({
+    transactionId: t.id({ required: true, description: 'trx_ id of an unmatched deposit.' }),
+    invoiceId: t.id({ required: true, description: 'ivc_ id of a pending or expired invoice.' }),
+  }),
+});
+
+builder.mutationField('matchTransaction', (t) =>
+  t.field({
+    type: TransactionPayload,
+    description: 'Dashboard: matches a deposit to an invoice by hand (matchMethod MANUAL); the invoice becomes paid.',
+    authScopes: { dashboard: true },
+    args: { input: t.arg({ type: MatchTransactionInput, required: true, description: 'Deposit and invoice.' }) },
+    resolve: (_root, { input }, ctx) => matchTransactionManually(ctx.deps, ctx.principal, input.transactionId, input.invoiceId),
+  }),
+);
+
+builder.mutationField('unmatchTransaction', (t) =>
+  t.field({
+    type: TransactionPayload,
+    description: 'Dashboard: un-matches a deposit; its invoice returns to pending.',
+    authScopes: { dashboard: true },
+    args: { id: t.arg.id({ required: true, description: 'trx_ id.' }) },
+    resolve: (_root, { id }, ctx) => unmatchTransaction(ctx.deps, ctx.principal, id),
+  }),
+);
+
+builder.mutationField('setTransactionHidden', (t) =>
+  t.field({
+    type: TransactionPayload,
+    description: 'Dashboard: hides or shows a deposit.',
+    authScopes: { dashboard: true },
+    args: {
+      id: t.arg.id({ required: true, description: 'trx_ id.' }),
+      hidden: t.arg.boolean({ required: true, description: 'Hide (true) or show (false).' }),
+    },
+    resolve: (_root, { id, hidden }, ctx) => setTransactionHidden(ctx.deps, ctx.principal, id, hidden),
+  }),
+);
+
+

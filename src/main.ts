@@ -1,0 +1,29 @@
+/** Entry point: read the configuration, build the app, listen; SIGTERM/SIGINT stop it gracefully. */
+import { ConfigError, loadConfig } from './config/config.ts';
+import { buildApp } from './http/app.ts';
+
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+
+const app = await buildApp(config);
+await app.start();
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    app.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
