@@ -1,0 +1,48 @@
+/** Child processes of the real entry points (npm start, the CLI). */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const TSX = `${ROOT}node_modules/.bin/tsx`;
+
+export function runTsx(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, args, { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `src/main.ts` and resolves once /healthz answers 200. */
+export async function startServerProcess(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (r.status === 200) return { child, output: () => out };
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not become healthy: ${out}`);
+}
+
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,63 @@
+/** The real entry points: `npm start` (src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../src/cli/client.ts';
+import { freePort, runTsx, startServerProcess } from '../helpers/process.ts';
+import type { ChildProcess } from 'node:child_process';
+
+describe('npm start and the CLI', () => {
+  let child: ChildProcess;
+  let url: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'btp-start-'));
+    const port = await freePort();
+    ({ child } = await startServerProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' }, port));
+    url = `http://127.0.0.1:${port}`;
+  });
+  afterAll(() => {
+    child?.kill('SIGKILL');
+  });
+
+  it('serves /healthz and /readyz on the embedded database under DATA_DIR', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', database: 'pglite' });
+  });
+
+  it('cli bootstrap prints an account, workspace, verified bank account, business info and an API key as JSON', async () => {
+    const r = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', url]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.accountId).toMatch(/^acc_/);
+    expect(out.workspaceId).toMatch(/^wsp_/);
+    expect(out.bankAccount.id).toMatch(/^bac_/);
+    expect(out.bankAccount.verifiedAt).not.toBeNull();
+    expect(out.businessInfo.corpNum).toBe('1234567890');
+    expect(out.apiKey.secret).toMatch(/^sk_live_/);
+
+    const client = new ServiceClient(url);
+    const inv = await client.request('POST', '/v1/invoices', { token: out.apiKey.secret, body: { bankAccountIds: [], customer: { name: '홍길동' }, amount: 12000 } });
+    expect(inv.status).toBe(201);
+
+    const dep = await runTsx(['src/cli/main.ts', 'deposit', '--url', url, '--token', out.bankAccount.notificationToken, '--name', '홍길동', '--amount', '12000']);
+    expect(dep.code).toBe(0);
+    expect(JSON.parse(dep.stdout)).toMatchObject({ status: 201, transactionId: expect.stringMatching(/^trx_/) });
+    const read = await client.request('GET', `/v1/invoices/${inv.body.data.id}`, { token: out.apiKey.secret });
+    expect(read.body.data.paid).toBe(true);
+  });
+
+  it('cli with a bad command prints usage and exits 2', async () => {
+    const r = await runTsx(['src/cli/main.ts', 'frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Usage:');
+  });
+
+  it('a bad configuration value stops start-up with a message naming the variable', async () => {
+    const r = await runTsx(['src/main.ts'], { PORT: 'not-a-port', DATA_DIR: dataDir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PORT');
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { decryptSecret, encryptSecret, hashPassword, newSecret, newWebhookSecret, safeEqual, sha256Hex, verifyPassword } from '../../src/domain/secrets.ts';
+import { randomBytes } from 'node:crypto';
+
+describe('secrets', () => {
+  it('API key secrets start with sk_live_ and are high-entropy', () => {
+    const s = newSecret('apiKey');
+    expect(s).toMatch(/^sk_live_[a-z0-9]{40}$/);
+    expect(newSecret('apiKey')).not.toBe(s);
+  });
+
+  it('webhook secrets are whsec_ + base64 of 24 bytes', () => {
+    const s = newWebhookSecret();
+    expect(s).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(Buffer.from(s.slice(6), 'base64')).toHaveLength(24);
+  });
+
+  it('passwords are hashed with scrypt and verified; a wrong password fails', async () => {
+    const h = await hashPassword('correct horse');
+    expect(h).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(h).not.toContain('correct horse');
+    expect(await verifyPassword('correct horse', h)).toBe(true);
+    expect(await verifyPassword('correct horsf', h)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+
+  it('the same password hashes differently each time (salted)', async () => {
+    expect(await hashPassword('pw123456')).not.toBe(await hashPassword('pw123456'));
+  });
+
+  it('sealed secrets round-trip and fail with another key or altered text', () => {
+    const key = randomBytes(32);
+    const sealed = encryptSecret('whsec_abc', key);
+    expect(sealed).not.toContain('whsec_abc');
+    expect(decryptSecret(sealed, key)).toBe('whsec_abc');
+    expect(() => decryptSecret(sealed, randomBytes(32))).toThrow();
+    const parts = sealed.split('.');
+    parts[3] = Buffer.from('tampered').toString('base64url');
+    expect(() => decryptSecret(parts.join('.'), key)).toThrow();
+  });
+
+  it('safeEqual compares exactly', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+
+  it('sha256Hex is the hex digest', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
