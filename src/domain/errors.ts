@@ -92,7 +92,7 @@ export const ERROR_TABLE = {
   RECEIPT_EMAIL_INVALID: r(422, 'INVALID_EMAIL', 422, '240018', 'email must be a valid address of at most 100 characters.'),
   RECEIPT_EMAIL_NOT_SENDABLE: r(409, 'CASH_RECEIPT_NOT_CONFIRMED', 409, '240020', 'The receipt failed or has no tax-authority confirmation number yet.'),
   AGENCY_API_FAILED: r(500, 'AGENCY_API_FAILED', 422, '240008', 'The call to the cash-receipt agency failed; retry later.'),
-  AGENCY_EMAIL_FAILED: r(502, 'AGENCY_API_FAILED', 502, '240009', 'The agency could not send the e-mail.'),
+  AGENCY_EMAIL_FAILED: r(500, 'AGENCY_API_FAILED', 502, '240009', 'The agency could not send the e-mail.'),
 
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),
