@@ -10,6 +10,8 @@ export interface DomainSettings {
   sessionTtlHours: number;
   /** The cash-receipt agency new business-info links are made with. */
   agencyName: string;
+  /** Allow webhook URLs that resolve to loopback/private addresses (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
   /** Log-in attempts allowed per e-mail in `loginWindowMinutes` before refusing. */
   maxLoginFailures: number;
   loginWindowMinutes: number;
@@ -22,6 +24,8 @@ export interface Deps {
   /** Key that seals webhook signing secrets. */
   encryptionKey: Buffer;
   log: Logger;
+  /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
+  resolveHost(hostname: string): Promise<string[]>;
   /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
   onEventsCommitted(): void;
 }

@@ -34,6 +34,9 @@ export const ERROR_TABLE = {
   EMAIL_TAKEN: r(409, 'EMAIL_TAKEN', 409, '290010', 'An account with this e-mail already exists.'),
   BANK_ACCOUNT_ALREADY_REGISTERED: r(409, 'BANK_ACCOUNT_ALREADY_REGISTERED', 409, '290011', 'This bank account is already registered in the workspace.'),
 
+  WEBHOOK_URL_FORBIDDEN: r(422, 'WEBHOOK_URL_FORBIDDEN', 422, '290020', 'The webhook URL must be http(s) and must not resolve to a loopback, private, link-local or metadata address.'),
+  WEBHOOK_LIMIT_REACHED: r(409, 'WEBHOOK_LIMIT_REACHED', 409, '290021', 'A workspace may have at most 20 webhooks.'),
+
   // Not found
   INVOICE_NOT_FOUND: r(404, 'INVOICE_NOT_FOUND', 404, '20014', 'Invoice not found.'),
   CASH_RECEIPT_NOT_FOUND: r(404, 'CASH_RECEIPT_NOT_FOUND', 404, '20015', 'Cash receipt not found.'),

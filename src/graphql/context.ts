@@ -2,10 +2,13 @@
 import type { Principal } from '../domain/auth/principal.ts';
 import type { Deps } from '../domain/deps.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { EventBus } from '../events/event-bus.ts';
 
 export interface GraphQLContext {
   deps: Deps;
   prisma: PrismaClient;
   principal: Principal | null;
   requestId: string;
+  /** Live events for subscriptions. */
+  bus: EventBus;
 }

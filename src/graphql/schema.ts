@@ -11,6 +11,9 @@ import './invoice/invoice.type.ts';
 import './invoice/invoice.queries.ts';
 import './invoice/invoice.mutations.ts';
 import './transaction/transaction.type.ts';
+import './webhook/webhook.type.ts';
+import './event/event.type.ts';
+import './settings/settings.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });
 

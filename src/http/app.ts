@@ -25,18 +25,41 @@ import { json } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
 import { createLogger } from './logger.ts';
+import { lookup } from 'node:dns/promises';
+import { createEventBus, type EventBus } from '../events/event-bus.ts';
+import { OutboxDispatcher } from '../events/outbox-dispatcher.ts';
+import { WebhookWorker } from '../events/webhook-worker.ts';
+import { WebhookHttpClient } from '../events/http-post.ts';
+import { JobRunner, type JobHandler } from '../events/job-runner.ts';
+import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
+import { emailJob } from '../events/email/email-job.ts';
+import type { EmailPort } from '../domain/email/email.ts';
+import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
   /** Use this database instead of opening one from the config (tests). */
   database?: Database;
+  /** Replace the e-mail adapter (tests). */
+  email?: EmailPort;
+  /** Replace DNS resolution for webhook URL checks (tests). */
+  resolveHost?: (hostname: string) => Promise<string[]>;
+}
+
+export interface Workers {
+  bus: EventBus;
+  dispatcher: OutboxDispatcher;
+  webhooks: WebhookWorker;
+  jobs: JobRunner;
+  email: EmailPort;
 }
 
 export interface App {
   deps: Deps;
   db: Database;
   config: Config;
+  workers: Workers;
   /** In-process request handling (no socket). */
   fetch(request: Request): Promise<Response>;
   start(): Promise<{ port: number; url: string }>;
@@ -61,15 +84,37 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     clock,
     log,
     encryptionKey,
-    settings: { sessionTtlHours: config.SESSION_TTL_HOURS, agencyName: 'SIMULATED', maxLoginFailures: 10, loginWindowMinutes: 15 },
-    onEventsCommitted: () => {},
+    settings: {
+      sessionTtlHours: config.SESSION_TTL_HOURS,
+      agencyName: 'SIMULATED',
+      maxLoginFailures: 10,
+      loginWindowMinutes: 15,
+      webhookAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    },
+    resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
+    onEventsCommitted: () => workers.dispatcher.wake(),
   };
+
+  const bus = createEventBus(config.REDIS_URL);
+  const email = opts.email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
+  const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  const jobHandlers: Record<string, JobHandler> = { 'email.send': emailJob(db.prisma, clock, email) };
+  const jobs = new JobRunner(db.prisma, clock, log, jobHandlers);
+  const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    batch: 100,
+    concurrency: 32,
+    pollMs: 1000,
+  });
+  const dispatcher = new OutboxDispatcher(db.prisma, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
+  const workers: Workers = { bus, dispatcher, webhooks, jobs, email };
 
   const onUnexpected = (requestId: string) => (e: unknown) => log.error({ err: e, requestId }, 'unexpected error');
 
   async function contextFor(request: Request | undefined, authorization: string | null | undefined, requestId: string): Promise<GraphQLContext> {
     const principal: Principal | null = await resolvePrincipal(deps, bearerToken(authorization));
-    return { deps, prisma: db.prisma, principal, requestId };
+    return { deps, prisma: db.prisma, principal, requestId, bus };
   }
 
   const yoga = createYoga<{ requestId?: string }, GraphQLContext>({
@@ -123,6 +168,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     deps,
     db,
     config,
+    workers,
     fetch: handle,
     async start() {
       const adapter = createServerAdapter(handle);
@@ -158,12 +204,18 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         server!.once('error', reject);
         server!.listen(config.PORT, config.HOST, () => resolve());
       });
+      if (config.WORKERS) {
+        dispatcher.start();
+        webhooks.start();
+        jobs.start();
+      }
       const port = (server.address() as AddressInfo).port;
       const url = `http://127.0.0.1:${port}`;
       log.info({ port }, 'listening');
       return { port, url };
     },
     async stop() {
+      await Promise.all([dispatcher.stop(), webhooks.stop(), jobs.stop()]);
       if (wss) {
         for (const client of wss.clients) client.terminate();
         await new Promise<void>((r) => wss!.close(() => r()));
@@ -172,6 +224,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         server.closeAllConnections?.();
         await new Promise<void>((r) => server!.close(() => r()));
       }
+      webhookHttp.close();
+      (email as { close?: () => void }).close?.();
+      await bus.close();
       await db.close();
     },
   };

@@ -1,0 +1,57 @@
+/**
+ * The v2 wire format (spec: Invoice object (v2)): Unix-second timestamps, `number`, `status` (PENDING, EXPIRED, PAID,
+ * CANCELED — PAID is our name for the paid status the spec leaves unnamed), `history` only on single reads.
+ */
+
+/** Unix seconds, or null. */
+export function v2Time(value: string | Date | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const d = value instanceof Date ? value : new Date(value);
+  return Math.floor(d.getTime() / 1000);
+}
+
+export interface InvoiceView {
+  id: string;
+  number: number;
+  status: string;
+  bankAccountIds: string[];
+  customer: { name: string; email: string | null; phoneNumber: string | null };
+  cashReceipt: { type: string; identifier: string } | null;
+  amount: number;
+  metadata: Record<string, string> | null | unknown;
+  expiresAt: string | null;
+  paidAt: string | null;
+  canceledAt: string | null;
+  cancelReason: string | null;
+  canceledBy: { type: string; accountId: string | null; apiKeyId: string | null; name: string } | null | unknown;
+  guideEmailSentAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  history?: { type: string; createdAt: string; actor?: unknown; data?: unknown }[];
+}
+
+/** The GraphQL selection that yields an InvoiceView. */
+export const V2_INVOICE_FIELDS = `id number status bankAccountIds customer { name email phoneNumber } cashReceipt { type identifier } amount metadata expiresAt paidAt canceledAt cancelReason canceledBy { type accountId apiKeyId name } guideEmailSentAt createdAt updatedAt`;
+
+/** The v2 invoice object; `history` is included when the view carries it. */
+export function v2Invoice(i: InvoiceView) {
+  return {
+    id: i.id,
+    number: i.number,
+    status: i.status,
+    bankAccountIds: i.bankAccountIds,
+    customer: { name: i.customer.name, email: i.customer.email, phoneNumber: i.customer.phoneNumber },
+    cashReceipt: i.cashReceipt ? { type: i.cashReceipt.type, identifier: i.cashReceipt.identifier } : null,
+    amount: i.amount,
+    metadata: i.metadata ?? null,
+    expiresAt: v2Time(i.expiresAt),
+    paidAt: v2Time(i.paidAt),
+    canceledAt: v2Time(i.canceledAt),
+    cancelReason: i.cancelReason ?? null,
+    canceledBy: i.canceledBy ?? null,
+    guideEmailSentAt: v2Time(i.guideEmailSentAt),
+    createdAt: v2Time(i.createdAt),
+    updatedAt: v2Time(i.updatedAt),
+    ...(i.history ? { history: i.history.map((h) => ({ type: h.type, actor: h.actor ?? null, data: h.data ?? null, createdAt: v2Time(h.createdAt) })) } : {}),
+  };
+}

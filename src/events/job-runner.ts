@@ -1,0 +1,100 @@
+/**
+ * Durable background jobs (the Job table): claimed with FOR UPDATE SKIP LOCKED (safe with several instances), run,
+ * retried with backoff when a handler throws, given up after `maxAttempts`. A job survives a restart: a claim is a
+ * lease (`lockedUntil`), so a job whose process died is picked up again when the lease runs out.
+ */
+import type { Logger } from 'pino';
+import type { Job, PrismaClient } from '../generated/prisma/client.ts';
+import type { Clock } from '../domain/clock.ts';
+import { WorkerLoop } from './loop.ts';
+
+export interface JobHandler {
+  run(payload: any, job: Job): Promise<void>;
+  /** Called once when the last attempt failed. */
+  onGiveUp?(payload: any, error: unknown): Promise<void>;
+  maxAttempts?: number;
+  /** Delay before attempt n+1 (n ≥ 1). */
+  backoffMs?(attempt: number): number;
+}
+
+export class JobRunner {
+  private readonly loop: WorkerLoop;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly opts: { pollMs: number; leaseMs: number; batch: number } = { pollMs: 1000, leaseMs: 60_000, batch: 20 },
+  ) {
+    this.loop = new WorkerLoop('jobs', async () => {
+      const n = await this.runOnce();
+      if (n >= this.opts.batch) return true;
+      return this.msUntilNextDue();
+    }, opts.pollMs, log);
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Run soon (after a commit that queued jobs). */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  private async msUntilNextDue(): Promise<number> {
+    const rows = await this.prisma.$queryRawUnsafe<{ at: Date | null }[]>(`SELECT min("runAt") AS at FROM "Job" WHERE status = 'PENDING'`);
+    const at = rows[0]?.at;
+    return at ? new Date(at).getTime() - this.clock.now().getTime() : this.opts.pollMs;
+  }
+
+  /** Claims and runs the due jobs once; returns how many were claimed. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    const jobs = await this.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM "Job" WHERE status = 'PENDING' AND "runAt" <= $1::timestamptz AND ("lockedUntil" IS NULL OR "lockedUntil" < $1::timestamptz)
+         ORDER BY "runAt" LIMIT ${this.opts.batch} FOR UPDATE SKIP LOCKED`,
+        now.toISOString(),
+      );
+      if (rows.length === 0) return [];
+      const ids = rows.map((r) => r.id);
+      await tx.job.updateMany({ where: { id: { in: ids } }, data: { lockedUntil: new Date(now.getTime() + this.opts.leaseMs), attempts: { increment: 1 } } });
+      return tx.job.findMany({ where: { id: { in: ids } } });
+    });
+    await Promise.all(jobs.map((job) => this.runJob(job)));
+    return jobs.length;
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const handler = this.handlers[job.kind];
+    const now = () => this.clock.now();
+    if (!handler) {
+      await this.prisma.job.update({ where: { id: job.id }, data: { status: 'FAILED', lastError: `no handler for ${job.kind}`, lockedUntil: null } });
+      return;
+    }
+    try {
+      await handler.run(job.payload, job);
+      await this.prisma.job.update({ where: { id: job.id }, data: { status: 'DONE', lockedUntil: null, lastError: null, updatedAt: now() } });
+    } catch (e) {
+      const max = handler.maxAttempts ?? 8;
+      const message = (e as Error)?.message?.slice(0, 1000) ?? String(e);
+      if (job.attempts >= max) {
+        await this.prisma.job.update({ where: { id: job.id }, data: { status: 'FAILED', lockedUntil: null, lastError: message, updatedAt: now() } });
+        await handler.onGiveUp?.(job.payload, e).catch((err) => this.log.error({ err, job: job.id }, 'job give-up handler failed'));
+        this.log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed for good');
+      } else {
+        const delay = handler.backoffMs?.(job.attempts) ?? Math.min(2 ** job.attempts * 1000, 3_600_000);
+        await this.prisma.job.update({
+          where: { id: job.id },
+          data: { lockedUntil: null, lastError: message, runAt: new Date(now().getTime() + delay), updatedAt: now() },
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/** A worker loop: runs `step` when woken or on a timer, one run at a time, never crashing the process. */
+import type { Logger } from 'pino';
+
+export class WorkerLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private current: Promise<void> = Promise.resolve();
+
+  /**
+   * @param step runs once; returns true when there may be more to do at once, or a number of milliseconds after which
+   *   to run again (e.g. the next due retry), or false.
+   */
+  constructor(
+    private readonly name: string,
+    private readonly step: () => Promise<boolean | number>,
+    private readonly pollMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current;
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Runs until there is nothing due (tests). */
+  async drain(): Promise<void> {
+    await this.current;
+    for (;;) {
+      const r = await this.step();
+      if (r !== true) return;
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.current = this.run();
+    }, Math.max(0, ms));
+    this.timer.unref?.();
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    let next = this.pollMs;
+    try {
+      for (;;) {
+        this.again = false;
+        const r = await this.step();
+        if (typeof r === 'number') next = Math.min(next, Math.max(r, 0));
+        if (r !== true && !this.again) break;
+        if (this.stopped) break;
+      }
+    } catch (e) {
+      this.log.error({ err: e, worker: this.name }, 'worker step failed; will retry');
+      next = Math.min(this.pollMs, 1000);
+    } finally {
+      this.running = false;
+      this.schedule(this.again ? 0 : next);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Webhook payloads (not shown in the spec; designed like the best providers'): one envelope for both versions,
+ *   { id, type, createdAt, workspaceId, data: { invoice, trigger?, transaction? } }
+ * where `invoice` (and `transaction`) are in the wire format of the webhook's version: v1 objects with v1 timestamps,
+ * or v2 objects with Unix seconds. `trigger` is DEPOSIT or API_CALL on invoice.paid, with the matched deposit.
+ */
+import type { Event } from '../generated/prisma/client.ts';
+import { webhookEventType, type WebhookVersionName } from '../domain/webhooks/routing.ts';
+import { v1Invoice, v1Time, v1Transaction, type GqlTransaction } from '../../rest-compat/v1/wire.ts';
+import { v2Invoice, v2Time, type InvoiceView } from '../../rest-compat/v2/wire.ts';
+
+interface InvoiceSnapshot extends InvoiceView {
+  workspaceId: string;
+  issuerId: string;
+}
+
+interface EventData {
+  invoice?: InvoiceSnapshot;
+  trigger?: string;
+  transaction?: (GqlTransaction & { bankAccount: GqlTransaction['bankAccount'] & { ownerId?: string } }) | null;
+  reason?: string | null;
+  [k: string]: unknown;
+}
+
+/** The JSON body delivered to a webhook of `version` for `event` (null when that version does not receive it). */
+export function webhookPayload(event: Pick<Event, 'id' | 'type' | 'workspaceId' | 'createdAt' | 'data'>, version: WebhookVersionName, ownerId: string): Record<string, unknown> | null {
+  const type = webhookEventType(version, event.type);
+  if (!type) return null;
+  const d = event.data as EventData;
+  const data: Record<string, unknown> = {};
+  if (d.invoice) {
+    data.invoice =
+      version === 'V1'
+        ? v1Invoice({ ...d.invoice, paid: d.invoice.status === 'PAID', metadata: (d.invoice.metadata as Record<string, string> | null) ?? null }, ownerId)
+        : v2Invoice(d.invoice);
+  }
+  if (event.type === 'invoice.paid') {
+    data.trigger = d.trigger ?? null;
+    data.transaction = d.transaction ? (version === 'V1' ? v1Transaction(d.transaction, ownerId) : v2TransactionFromSnapshot(d.transaction)) : null;
+  }
+  if (event.type === 'invoice.canceled' || event.type === 'invoice.deleted') data.reason = d.reason ?? null;
+  for (const [k, v] of Object.entries(d)) if (!(k in data) && k !== 'invoice') data[k] = v;
+  return {
+    id: event.id,
+    type,
+    createdAt: version === 'V1' ? v1Time(event.createdAt) : v2Time(event.createdAt),
+    workspaceId: event.workspaceId,
+    data,
+  };
+}
+
+function v2TransactionFromSnapshot(t: GqlTransaction) {
+  return {
+    id: t.id,
+    bankAccount: t.bankAccount,
+    matchedInvoiceId: t.matchedInvoiceId,
+    matchMethod: t.matchMethod,
+    amount: t.amount,
+    description: t.description,
+    receivedAt: v2Time(t.receivedAt),
+    matchedAt: v2Time(t.matchedAt),
+    createdAt: v2Time(t.createdAt),
+  };
+}
