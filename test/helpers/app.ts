@@ -19,6 +19,8 @@ export const dbLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
 
 export interface TestDatabase {
   database: Database;
+  /** Connection string of the fresh PostgreSQL database (absent on PGlite). */
+  url?: string;
   drop(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 20 });
   return {
     database,
+    url: url.toString(),
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();

@@ -1,0 +1,86 @@
+/**
+ * Two instances over one PostgreSQL database and Redis: a deposit ingested on instance A reaches a graphql-ws
+ * subscriber on instance B, and webhook work is shared without double delivery. PostgreSQL and Redis only.
+ */
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap, ServiceClient } from '../../src/cli/client.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { buildApp, type App } from '../../src/http/app.ts';
+import { freshDatabase, onPostgres } from '../helpers/app.ts';
+import { Receiver } from '../helpers/receiver.ts';
+import { subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import type { Client } from 'graphql-ws';
+import { randomBytes } from 'node:crypto';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => {
+  const apps: App[] = [];
+  const urls: string[] = [];
+  let drop: () => Promise<void>;
+  const clients: Client[] = [];
+  const rx = new Receiver();
+
+  beforeAll(async () => {
+    await rx.start();
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    await fresh.database.close();
+    const dbUrl = fresh.url!;
+    const key = randomBytes(32).toString('hex');
+    // A and B run workers; C runs none, so what its subscribers get can only come through Redis.
+    for (let i = 0; i < 3; i++) {
+      const config = loadConfig({
+        PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'mi-')), LOG_LEVEL: 'silent', DATABASE_URL: dbUrl,
+        REDIS_URL, ENCRYPTION_KEY: key, WEBHOOK_ALLOW_PRIVATE: 'true', WORKERS: i < 2 ? 'true' : 'false',
+      });
+      const app = await buildApp(config, { database: await openDatabase({ databaseUrl: dbUrl, poolSize: 10 }), logger: pino({ level: 'silent' }) });
+      apps.push(app);
+      urls.push((await app.start()).url);
+    }
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.dispose();
+    for (const a of apps) await a.stop();
+    await drop?.();
+    await rx.stop();
+  });
+
+  it('Redis is reachable', async () => {
+    const r = new Redis(REDIS_URL);
+    expect(await r.ping()).toBe('PONG');
+    r.disconnect();
+  });
+
+  it('a deposit ingested on A reaches an invoicePaid subscriber on C (which dispatches nothing itself)', async () => {
+    const a = new ServiceClient(urls[0]);
+    const m = await bootstrap(a);
+    const c = wsClient(urls[2], m.apiKey.secret);
+    clients.push(c);
+    const sub = await subscribeWs(c, `subscription { invoicePaid { id status } }`);
+    const inv = await a.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '두인스턴스' }, amount: 31_000 } });
+    await a.deposit(m.bankAccount.notificationToken, { depositorName: '두인스턴스', amount: 31_000 });
+    const [msg] = await sub.waitFor(1);
+    expect(msg.invoicePaid).toEqual({ id: inv.body.data.id, status: 'PAID' });
+  });
+
+  it('both instances deliver webhooks, and each event reaches the endpoint once', async () => {
+    const a = new ServiceClient(urls[0]);
+    const b = new ServiceClient(urls[1]);
+    const m = await bootstrap(a);
+    await a.gql(`mutation($i: CreateWebhookInput!) { createWebhook(input: $i) { webhook { id } } }`, { i: { url: rx.url, version: 'V1' } }, m.sessionToken);
+    const n = 40;
+    await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: `분산${i}` }, amount: 100 + i } })));
+    await rx.waitFor((all) => all.filter((r) => r.json?.workspaceId === m.workspaceId).length >= n, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const ids = rx.received.filter((r) => r.json?.workspaceId === m.workspaceId).map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(n);
+    expect(new Set(ids).size).toBe(n);
+  });
+});
