@@ -3,6 +3,12 @@ import { DomainError } from './errors.ts';
 
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * The largest offset passed on (the GraphQL Int range). Every list is far shorter, so a larger offset gives the same
+ * empty page; clamping keeps "offset 0 or more" true for any size instead of failing on an overflow.
+ */
+export const MAX_OFFSET = 2_147_483_647;
+
 export interface OffsetPage {
   offset: number;
   limit: number;
@@ -11,6 +17,7 @@ export interface OffsetPage {
 /**
  * Validates paging given as numbers or query-string text. Missing or non-integer or negative offset →
  * INVALID_OFFSET; missing, non-integer or ≤ 0 limit → INVALID_LIMIT; above 100 → LIMIT_EXCEEDS_MAXIMUM.
+ * An offset past every item is valid (an empty page).
  */
 export function parseOffsetPage(offset: unknown, limit: unknown): OffsetPage {
   const o = toInt(offset);
@@ -18,11 +25,12 @@ export function parseOffsetPage(offset: unknown, limit: unknown): OffsetPage {
   const l = toInt(limit);
   if (l === null || l <= 0) throw new DomainError('INVALID_LIMIT', { path: ['limit'] });
   if (l > MAX_PAGE_SIZE) throw new DomainError('LIMIT_EXCEEDS_MAXIMUM', { path: ['limit'] });
-  return { offset: o, limit: l };
+  return { offset: Math.min(o, MAX_OFFSET), limit: l };
 }
 
+/** A whole number (any number of digits; only its sign and size matter beyond the safe range), or null. */
 function toInt(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
-  if (typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) return Number(v.trim());
+  if (typeof v === 'number') return Number.isInteger(v) ? v : null;
+  if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return Number(v.trim());
   return null;
 }
