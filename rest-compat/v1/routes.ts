@@ -7,7 +7,8 @@ import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { run } from '../shared/execute.ts';
 import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
-import { V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1Invoice, v1Transaction, type GqlInvoice, type GqlTransaction } from './wire.ts';
+import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
+import { parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';
 
@@ -31,6 +32,10 @@ const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter
 const MARK_PAID = `mutation($id: ID!) { markInvoicePaid(id: $id) { invoice { ${V1_INVOICE_FIELDS} } } }`;
 const DELETE_INVOICE = `mutation($id: ID!) { deleteInvoice(id: $id) { invoice { id } } }`;
 const GET_TRANSACTION = `query($id: ID!) { transaction(id: $id) { ${V1_TRANSACTION_FIELDS} } }`;
+const ISSUE_RECEIPT = `mutation($input: IssueCashReceiptInput!) { issueCashReceipt(input: $input) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
+const GET_RECEIPT = `query($id: ID!) { cashReceipt(id: $id) { ${CASH_RECEIPT_FIELDS} } }`;
+const LIST_RECEIPTS = `query($offset: Int!, $limit: Int!, $filter: CashReceiptFilter) { cashReceiptPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${CASH_RECEIPT_FIELDS} } } }`;
+const REVOKE_RECEIPT = `mutation($id: ID!) { revokeCashReceipt(id: $id) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
 const LIST_TRANSACTIONS = `query($offset: Int!, $limit: Int!, $filter: TransactionFilter) { transactionPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_TRANSACTION_FIELDS} } } }`;
 
 export const v1Routes = new RouteTable<V1Context>()
@@ -112,4 +117,47 @@ export const v1Routes = new RouteTable<V1Context>()
     const p = principalFor(ctx, false);
     const data = await run<{ transaction: GqlTransaction }>(ctx, GET_TRANSACTION, { id: params.id });
     return ok(v1Transaction(data.transaction, p.workspaceOwnerId));
+  })
+  .add('POST', '/v1/cash-receipts', async (req, _params, ctx) => {
+    const p = principalFor(ctx, true);
+    const body = await readJsonBody(req, ctx.maxBodyBytes);
+    if (body === undefined) throw new DomainError('BAD_REQUEST', { message: 'A JSON body is required.' });
+    const input = parseIssueRequest(body);
+    const data = await run<{ issueCashReceipt: { cashReceipt: GqlCashReceipt } }>(ctx, ISSUE_RECEIPT, { input });
+    return ok(v1CashReceipt(data.issueCashReceipt.cashReceipt, p.workspaceOwnerId), 201, 'CREATED');
+  })
+  .add('GET', '/v1/cash-receipts', async (req, _params, ctx) => {
+    const p = principalFor(ctx, false);
+    const url = new URL(req.url);
+    const page = parseOffsetPage(queryString(url, 'offset'), queryString(url, 'limit'));
+    const data = await run<{ cashReceiptPage: { totalItems: number; items: GqlCashReceipt[] } }>(ctx, LIST_RECEIPTS, {
+      ...page,
+      filter: {
+        search: queryString(url, 'search'),
+        statuses: v1StatusFilter(queryString(url, 'status')),
+        type: queryString(url, 'type'),
+        identifier: queryString(url, 'identifier'),
+        corpNum: queryString(url, 'corpNum'),
+        dateAfter: queryString(url, 'dateAfter'),
+        dateBefore: queryString(url, 'dateBefore'),
+      },
+    });
+    return json(200, { code: 'OK', data: data.cashReceiptPage.items.map((r) => v1CashReceipt(r, p.workspaceOwnerId)), totalItems: data.cashReceiptPage.totalItems });
+  })
+  .add('GET', '/v1/cash-receipts/:id', async (_req, params, ctx) => {
+    const p = principalFor(ctx, false);
+    const data = await run<{ cashReceipt: GqlCashReceipt }>(ctx, GET_RECEIPT, { id: params.id });
+    return ok(v1CashReceipt(data.cashReceipt, p.workspaceOwnerId));
+  })
+  .add('POST', '/v1/cash-receipts/:id/revoke', async (_req, params, ctx) => {
+    const p = principalFor(ctx, true);
+    const data = await run<{ revokeCashReceipt: { cashReceipt: GqlCashReceipt } }>(ctx, REVOKE_RECEIPT, { id: params.id });
+    return ok(v1CashReceipt(data.revokeCashReceipt.cashReceipt, p.workspaceOwnerId));
   });
+
+/** v1 status filter values are PENDING, ISSUED, FAILED, REVOKED (REVOKED also finds v2-canceled receipts); others are BAD_REQUEST. */
+function v1StatusFilter(status: string | undefined): string[] | undefined {
+  if (status === undefined) return undefined;
+  if (!['PENDING', 'ISSUED', 'FAILED', 'REVOKED'].includes(status)) throw new DomainError('BAD_REQUEST', { path: ['status'], message: 'status must be PENDING, ISSUED, FAILED or REVOKED.' });
+  return status === 'REVOKED' ? ['REVOKED', 'CANCELED'] : [status];
+}

@@ -93,3 +93,55 @@ export function v1Transaction(t: GqlTransaction, ownerId: string) {
     deletedAt: null,
   };
 }
+
+export interface GqlCashReceipt {
+  id: string;
+  status: string;
+  kind: string;
+  corpNum: string;
+  type: string;
+  identifier: string;
+  amount: number;
+  supplyCost: number;
+  tax: number;
+  relatedInvoiceId: string | null;
+  originalId: string | null;
+  partial: boolean;
+  cancelReason: string | null;
+  canceledAmount: number;
+  remainingAmount: number;
+  reissuedFromId: string | null;
+  reissuedToId: string | null;
+  selfIssued: boolean;
+  ntsConfirmNum: string | null;
+  ntsResultCode: string | null;
+  issuedAt: string;
+  revokedAt: string | null;
+  canceledAt: string | null;
+  deletedAt: string | null;
+}
+
+export const CASH_RECEIPT_FIELDS = `id status kind corpNum type identifier amount supplyCost tax relatedInvoiceId originalId partial cancelReason canceledAmount remainingAmount reissuedFromId reissuedToId selfIssued ntsConfirmNum ntsResultCode issuedAt revokedAt canceledAt deletedAt`;
+
+/**
+ * The v1 cash receipt object. v1 knows PENDING, ISSUED, FAILED and REVOKED: a receipt fully canceled through v2
+ * (CANCELED) shows as REVOKED, with its cancel time as revokedAt.
+ */
+export function v1CashReceipt(r: GqlCashReceipt, ownerId: string) {
+  const canceled = r.status === 'CANCELED';
+  return {
+    id: r.id,
+    status: canceled ? 'REVOKED' : r.status,
+    issuerId: ownerId,
+    corpNum: r.corpNum,
+    type: r.type,
+    identifier: r.identifier,
+    amount: r.amount,
+    relatedInvoiceId: r.relatedInvoiceId,
+    ntsConfirmNum: r.ntsConfirmNum,
+    ntsResultCode: r.ntsResultCode,
+    issuedAt: v1Time(r.issuedAt),
+    revokedAt: v1Time(canceled ? r.canceledAt : r.revokedAt),
+    deletedAt: v1Time(r.deletedAt),
+  };
+}

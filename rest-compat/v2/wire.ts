@@ -55,3 +55,61 @@ export function v2Invoice(i: InvoiceView) {
     ...(i.history ? { history: i.history.map((h) => ({ type: h.type, actor: h.actor ?? null, data: h.data ?? null, createdAt: v2Time(h.createdAt) })) } : {}),
   };
 }
+
+export interface ReceiptView {
+  id: string;
+  status: string;
+  kind: string;
+  corpNum: string;
+  type: string;
+  identifier: string;
+  amount: number;
+  supplyCost: number;
+  tax: number;
+  relatedInvoiceId: string | null;
+  originalId: string | null;
+  partial: boolean;
+  cancelReason: string | null;
+  canceledAmount: number;
+  remainingAmount: number;
+  reissuedFromId: string | null;
+  reissuedToId: string | null;
+  selfIssued: boolean;
+  ntsConfirmNum: string | null;
+  ntsResultCode: string | null;
+  issuedAt: string | Date;
+  revokedAt: string | Date | null;
+  canceledAt: string | Date | null;
+  deletedAt: string | Date | null;
+}
+
+/** The v2 cash receipt object: the v1 fields plus kind, supplyCost, tax, originalId, partial, cancelReason, canceledAmount, remainingAmount, reissuedFromId, reissuedToId, selfIssued; Unix seconds. */
+export function v2CashReceipt(r: ReceiptView, issuerId: string) {
+  return {
+    id: r.id,
+    status: r.status,
+    kind: r.kind,
+    issuerId,
+    corpNum: r.corpNum,
+    type: r.type,
+    identifier: r.identifier,
+    amount: r.amount,
+    supplyCost: r.supplyCost,
+    tax: r.tax,
+    relatedInvoiceId: r.relatedInvoiceId,
+    originalId: r.originalId,
+    partial: r.partial,
+    cancelReason: r.cancelReason,
+    canceledAmount: r.canceledAmount,
+    remainingAmount: r.remainingAmount,
+    reissuedFromId: r.reissuedFromId,
+    reissuedToId: r.reissuedToId,
+    selfIssued: r.selfIssued,
+    ntsConfirmNum: r.ntsConfirmNum,
+    ntsResultCode: r.ntsResultCode,
+    issuedAt: v2Time(r.issuedAt),
+    revokedAt: v2Time(r.revokedAt),
+    canceledAt: v2Time(r.canceledAt),
+    deletedAt: v2Time(r.deletedAt),
+  };
+}

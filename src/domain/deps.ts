@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from './clock.ts';
+import type { CashReceiptAgency } from './cash-receipts/agency.ts';
 
 export type Tx = Prisma.TransactionClient;
 export type Db = PrismaClient;
@@ -24,9 +25,13 @@ export interface Deps {
   /** Key that seals webhook signing secrets. */
   encryptionKey: Buffer;
   log: Logger;
+  /** The cash-receipt issuing agency. */
+  agency: CashReceiptAgency;
+  /** How long after a request the agency's tax-authority result is first worth asking for. */
+  agencyResultDelayMs: number;
   /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
   resolveHost(hostname: string): Promise<string[]>;
-  /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
+  /** Called after a transaction that wrote outbox rows or jobs has committed (wakes the dispatcher and job runner). */
   onEventsCommitted(): void;
 }
 

@@ -12,8 +12,11 @@ export function check(ok: boolean, field: string[], message: string, code: Error
   if (!ok) throw new DomainError(code, { message, path: field });
 }
 
+/** A JSON object: a plain object or a null-prototype one (GraphQL builds input objects from literals that way). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Removes hyphens and lower-cases, as the list searches compare. */

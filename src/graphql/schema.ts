@@ -12,6 +12,7 @@ import './invoice/invoice.queries.ts';
 import './invoice/invoice.mutations.ts';
 import './transaction/transaction.type.ts';
 import './webhook/webhook.type.ts';
+import './cash-receipt/cash-receipt.type.ts';
 import './event/event.type.ts';
 import './settings/settings.type.ts';
 

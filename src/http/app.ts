@@ -21,6 +21,7 @@ import { maskError } from '../graphql/common/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
+import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { json } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
@@ -35,12 +36,17 @@ import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
 import { emailJob } from '../events/email/email-job.ts';
 import type { EmailPort } from '../domain/email/email.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
+import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
+import { simulatedAgency } from '../events/agency/simulated-agency.ts';
+import { receiptJobs } from '../events/agency/receipt-jobs.ts';
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
   /** Use this database instead of opening one from the config (tests). */
   database?: Database;
+  /** Replace the cash-receipt agency (tests). */
+  agency?: CashReceiptAgency;
   /** Replace the e-mail adapter (tests). */
   email?: EmailPort;
   /** Replace DNS resolution for webhook URL checks (tests). */
@@ -91,14 +97,19 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       loginWindowMinutes: 15,
       webhookAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     },
+    agency: opts.agency ?? simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS),
+    agencyResultDelayMs: config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
-    onEventsCommitted: () => workers.dispatcher.wake(),
+    onEventsCommitted: () => {
+      workers.dispatcher.wake();
+      workers.jobs.wake();
+    },
   };
 
   const bus = createEventBus(config.REDIS_URL);
   const email = opts.email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
   const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
-  const jobHandlers: Record<string, JobHandler> = { 'email.send': emailJob(db.prisma, clock, email) };
+  const jobHandlers: Record<string, JobHandler> = { 'email.send': emailJob(db.prisma, clock, email), ...receiptJobs(deps) };
   const jobs = new JobRunner(db.prisma, clock, log, jobHandlers);
   const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
@@ -143,6 +154,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       } else if (path === '/v1' || path.startsWith('/v1/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
         response = await handleV1(request, ctx, onUnexpected(requestId));
+      } else if (path === '/v2' || path.startsWith('/v2/')) {
+        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
+        response = await handleV2(request, ctx, onUnexpected(requestId));
       } else if (path === '/bank-notifications') {
         response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, onUnexpected(requestId));
       } else if (path === '/healthz') {

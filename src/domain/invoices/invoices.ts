@@ -17,6 +17,7 @@ import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus } from './invoice-state.ts';
+import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 
 /** The invoice as stored in event payloads: every field, timestamps as ISO strings (JSON-safe). */
 export function invoiceSnapshot(i: Invoice, now: Date) {
@@ -228,6 +229,7 @@ export async function markInvoicePaid(deps: Deps, principal: Principal | null, i
     const now = deps.clock.now();
     const paid = await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'API_CALL' });
     await addHistory(tx, paid.id, 'paid', now, actorOf(p), { trigger: 'API_CALL' });
+    await autoIssueForPaidInvoice(tx, paid, now);
     await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.paid', paid, now, { trigger: 'API_CALL', transaction: null })]);
     return paid;
   });

@@ -1,0 +1,240 @@
+/** Cash receipts (crt_): type, reads with the v1 list filters, and issue / cancel / revoke / reissue / send-email. */
+import type { GraphQLResolveInfo } from 'graphql';
+import {
+  cancelCashReceipt,
+  getCashReceipt,
+  issueCashReceipt,
+  listCashReceiptIds,
+  reissueCashReceipt,
+  revokeCashReceipt,
+  sendCashReceiptEmail,
+  type ReceiptListFilter,
+} from '../../domain/cash-receipts/cash-receipts.ts';
+import type { CashReceipt } from '../../generated/prisma/client.ts';
+import { builder } from '../builder.ts';
+import { CashReceiptTypeEnum } from '../common/enums.ts';
+import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
+import type { GraphQLContext } from '../context.ts';
+
+const ReceiptStatusEnum = builder.enumType('CashReceiptStatus', {
+  description: 'State of a cash receipt (spec: Cash receipt states).',
+  values: {
+    PENDING: { description: 'Registered; waiting for the tax authority (or for the agency call).' },
+    ISSUED: { description: 'Confirmed by the tax authority (ntsConfirmNum set); may be partly canceled.' },
+    FAILED: { description: 'Rejected by the tax authority, or the agency call failed; may be reissued once.' },
+    REVOKED: { description: 'Revoked through v1 (all of it canceled).' },
+    CANCELED: { description: 'Fully canceled through v2.' },
+  } as const,
+});
+
+const ReceiptKindEnum = builder.enumType('CashReceiptKind', {
+  description: 'An original receipt, or a cancellation of (part of) one.',
+  values: { ORIGINAL: { description: 'An issued receipt.' }, CANCELLATION: { description: 'Cancels part or all of an original (originalId).' } } as const,
+});
+
+export const CashReceiptObject = builder.prismaObject('CashReceipt', {
+  description: 'A cash receipt (crt_) issued through the agency to the national tax authority.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'crt_ id.' }),
+    status: t.expose('status', { type: ReceiptStatusEnum, description: 'PENDING, ISSUED, FAILED, REVOKED or CANCELED.' }),
+    kind: t.expose('kind', { type: ReceiptKindEnum, description: 'ORIGINAL or CANCELLATION.' }),
+    issuerId: t.exposeID('issuerId', { description: 'Account that issued it.' }),
+    corpNum: t.exposeString('corpNum', { description: 'Issuing business registration number (10 digits).' }),
+    type: t.expose('type', { type: CashReceiptTypeEnum, description: 'PERSONAL or CORPORATE.' }),
+    identifier: t.exposeString('identifier', { description: 'Phone (PERSONAL) or business number (CORPORATE), no hyphens.' }),
+    amount: t.exposeInt('amount', { description: 'Won, VAT included.' }),
+    supplyCost: t.exposeInt('supplyCost', { description: 'Supply cost: amount × 10/11 rounded half up (see README).' }),
+    tax: t.exposeInt('tax', { description: 'VAT: amount − supplyCost.' }),
+    relatedInvoiceId: t.exposeID('relatedInvoiceId', { nullable: true, description: 'The invoice it was issued for.' }),
+    originalId: t.exposeID('originalId', { nullable: true, description: 'For a cancellation: the original receipt.' }),
+    partial: t.exposeBoolean('partial', { description: 'For a cancellation: whether it cancels part of the original.' }),
+    cancelReason: t.exposeString('cancelReason', { nullable: true, description: 'Reason given at cancel.' }),
+    canceledAmount: t.exposeInt('canceledAmount', { description: 'On an original: how much has been canceled.' }),
+    remainingAmount: t.exposeInt('remainingAmount', { description: 'On an original: how much is left.' }),
+    reissuedFromId: t.exposeID('reissuedFromId', { nullable: true, description: 'On a reissued receipt: the failed original.' }),
+    reissuedToId: t.exposeID('reissuedToId', { nullable: true, description: 'On a failed original: its reissue.' }),
+    selfIssued: t.exposeBoolean('selfIssued', { description: 'Issued as self-issued (identifier 0100001234).' }),
+    ntsConfirmNum: t.exposeString('ntsConfirmNum', { nullable: true, description: 'Tax-authority confirmation number, once issued.' }),
+    ntsResultCode: t.exposeString('ntsResultCode', { nullable: true, description: 'Tax-authority result code; null while pending.' }),
+    failureReason: t.exposeString('failureReason', { nullable: true, description: 'Why the agency or the tax authority refused it.' }),
+    issuedAt: t.expose('issuedAt', { type: 'DateTime', description: 'When the issuance was requested.' }),
+    confirmedAt: t.expose('confirmedAt', { type: 'DateTime', nullable: true, description: 'When the tax authority confirmed it.' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked (v1).' }),
+    canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true, description: 'When it was fully canceled (v2).' }),
+    deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'Null for a readable receipt.' }),
+    cancellations: t.relation('cancellations', { description: 'Its cancellation receipts, oldest first.', query: { orderBy: { issuedAt: 'asc' } } }),
+  }),
+});
+
+export const CashReceiptFilter = builder.inputType('CashReceiptFilter', {
+  description: 'The filters of GET /v1/cash-receipts.',
+  fields: (t) => ({
+    search: t.string({ description: 'Receipt id, related invoice id or business number exactly, or contained in the identifier (hyphens ignored).' }),
+    status: t.string({ description: 'PENDING, ISSUED, FAILED, REVOKED or CANCELED.' }),
+    statuses: t.stringList({ description: 'Any of these statuses.' }),
+    type: t.string({ description: 'PERSONAL or CORPORATE.' }),
+    identifier: t.string({ description: 'Exact identifier.' }),
+    corpNum: t.string({ description: 'Issuing business number.' }),
+    dateAfter: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by issuance request date.' }),
+    dateBefore: t.string({ description: 'YYYY-MM-DD (KST), inclusive.' }),
+  }),
+});
+
+type FilterArg = Omit<ReceiptListFilter, 'offset' | 'limit'> | null | undefined;
+
+async function loadReceipts(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await ctx.prisma.cashReceipt.findMany({ ...selectionAt(ctx, info, path), where: { id: { in: ids } } });
+  return inIdOrder(ids, rows);
+}
+
+builder.queryField('cashReceipt', (t) =>
+  t.prismaField({
+    type: CashReceiptObject,
+    description: 'One cash receipt.',
+    args: { id: t.arg.id({ required: true, description: 'crt_ id.' }) },
+    resolve: async (query, _r, { id }, ctx) => {
+      const r = await getCashReceipt(ctx.deps, ctx.principal, id);
+      return ctx.prisma.cashReceipt.findUniqueOrThrow({ ...query, where: { id: r.id } });
+    },
+  }),
+);
+
+const CashReceiptPage = builder.objectRef<{ totalItems: number; ids: string[] }>('CashReceiptPage').implement({
+  description: 'A page of cash receipts by offset and limit, newest first.',
+  fields: (t) => ({
+    totalItems: t.exposeInt('totalItems', { description: 'Receipts matching the filter.' }),
+    items: t.field({ type: [CashReceiptObject], description: 'The receipts of this page.', resolve: (page, _a, ctx, info) => loadReceipts(ctx, info, [], page.ids) }),
+  }),
+});
+
+builder.queryField('cashReceiptPage', (t) =>
+  t.field({
+    type: CashReceiptPage,
+    description: 'Cash receipts by offset/limit (limit 1-100); same rules as GET /v1/cash-receipts.',
+    args: {
+      offset: t.arg.int({ required: true, description: '0 or more.' }),
+      limit: t.arg.int({ required: true, description: '1-100.' }),
+      filter: t.arg({ type: CashReceiptFilter, description: 'Filters.' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const { ids, total } = await listCashReceiptIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset: args.offset, limit: args.limit });
+      return { totalItems: total, ids };
+    },
+  }),
+);
+
+builder.queryField('cashReceipts', (t) =>
+  t.connection(
+    {
+      type: CashReceiptObject,
+      description: 'Cash receipts as a Relay connection, newest first.',
+      args: { filter: t.arg({ type: CashReceiptFilter, description: 'Filters.' }) },
+      resolve: async (_r, args, ctx, info) => {
+        const { offset, limit } = connectionWindow(args);
+        const { ids, total } = await listCashReceiptIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset, limit: Math.max(limit, 1) });
+        const nodes = limit === 0 ? [] : await loadReceipts(ctx, info, ['edges', 'node'], ids);
+        return buildConnection(nodes, offset, total);
+      },
+    },
+    {
+      description: 'A page of cash receipts.',
+      fields: (c) => ({ totalCount: c.int({ description: 'Receipts matching the filter.', resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
+    },
+  ),
+);
+
+const ReceiptPayload = builder.objectRef<CashReceipt>('CashReceiptPayload').implement({
+  description: 'A cash receipt after the change.',
+  fields: (t) => ({
+    cashReceipt: t.prismaField({
+      type: CashReceiptObject,
+      description: 'The receipt.',
+      resolve: (query, r, _a, ctx) => (Object.keys(query).length === 0 ? r : ctx.prisma.cashReceipt.findUniqueOrThrow({ ...query, where: { id: r.id } })),
+    }),
+  }),
+});
+
+const IssueInput = builder.inputType('IssueCashReceiptInput', {
+  description: 'A cash receipt to issue (same rules as POST /v1/cash-receipts).',
+  fields: (t) => ({
+    type: t.field({ type: CashReceiptTypeEnum, required: true, description: 'PERSONAL or CORPORATE.' }),
+    identifier: t.string({ required: true, description: 'PERSONAL: phone 10-11 digits; CORPORATE: business number 10 digits.' }),
+    amount: t.int({ required: true, description: 'Won, VAT included, greater than 0.' }),
+  }),
+});
+
+builder.mutationField('issueCashReceipt', (t) =>
+  t.field({
+    type: ReceiptPayload,
+    description: 'Issues a cash receipt (PENDING until the tax authority answers). BUSINESS_INFO_NOT_REGISTERED without business info; AGENCY_API_FAILED when the agency call fails.',
+    args: { input: t.arg({ type: IssueInput, required: true, description: 'The receipt.' }) },
+    resolve: (_r, { input }, ctx) => issueCashReceipt(ctx.deps, ctx.principal, input),
+  }),
+);
+
+const CancelInput = builder.inputType('CancelCashReceiptInput', {
+  description: 'A full or partial cancellation.',
+  fields: (t) => ({
+    reason: t.string({ required: true, description: '1-100 characters.' }),
+    amount: t.int({ description: 'Won to cancel; absent = all that remains.' }),
+  }),
+});
+
+builder.mutationField('cancelCashReceipt', (t) =>
+  t.field({
+    type: ReceiptPayload,
+    description: 'Cancels all or part of an ISSUED receipt; returns the new CANCELLATION receipt (v2 cancel).',
+    args: { id: t.arg.id({ required: true, description: 'crt_ id of the original.' }), input: t.arg({ type: CancelInput, required: true, description: 'Reason and amount.' }) },
+    resolve: (_r, { id, input }, ctx) => cancelCashReceipt(ctx.deps, ctx.principal, id, { reason: input.reason, amount: input.amount ?? undefined }),
+  }),
+);
+
+builder.mutationField('revokeCashReceipt', (t) =>
+  t.field({
+    type: ReceiptPayload,
+    description: 'Revokes an ISSUED receipt (v1 revoke): all that remains is canceled and it becomes REVOKED.',
+    args: { id: t.arg.id({ required: true, description: 'crt_ id.' }) },
+    resolve: (_r, { id }, ctx) => revokeCashReceipt(ctx.deps, ctx.principal, id),
+  }),
+);
+
+const ReissueInput = builder.inputType('ReissueCashReceiptInput', {
+  description: 'How to reissue a failed receipt.',
+  fields: (t) => ({
+    identifier: t.string({ description: 'Required unless selfIssued; same format as issuing.' }),
+    type: t.field({ type: CashReceiptTypeEnum, description: 'Absent = the original type.' }),
+    selfIssued: t.boolean({ description: 'Reissue as self-issued (not with CORPORATE).' }),
+  }),
+});
+
+builder.mutationField('reissueCashReceipt', (t) =>
+  t.field({
+    type: ReceiptPayload,
+    description: 'Reissues a FAILED receipt once: a new ORIGINAL receipt (PENDING) with reissuedFromId.',
+    args: { id: t.arg.id({ required: true, description: 'crt_ id of the failed original.' }), input: t.arg({ type: ReissueInput, required: true, description: 'Identifier, type, self-issue.' }) },
+    resolve: (_r, { id, input }, ctx) =>
+      reissueCashReceipt(ctx.deps, ctx.principal, id, {
+        ...(input.identifier != null ? { identifier: input.identifier } : {}),
+        ...(input.type != null ? { type: input.type } : {}),
+        ...(input.selfIssued != null ? { selfIssued: input.selfIssued } : {}),
+      }),
+  }),
+);
+
+const SentPayload = builder.objectRef<{ id: string }>('SendCashReceiptEmailPayload').implement({
+  description: 'The agency accepted the e-mail.',
+  fields: (t) => ({ cashReceiptId: t.exposeID('id', { description: 'The receipt sent.' }) }),
+});
+
+builder.mutationField('sendCashReceiptEmail', (t) =>
+  t.field({
+    type: SentPayload,
+    description: 'Has the agency e-mail an issued receipt.',
+    args: { id: t.arg.id({ required: true, description: 'crt_ id.' }), email: t.arg.string({ required: true, description: 'Up to 100 characters.' }) },
+    resolve: async (_r, { id, email }, ctx) => {
+      await sendCashReceiptEmail(ctx.deps, ctx.principal, id, { email });
+      return { id: id as string };
+    },
+  }),
+);
