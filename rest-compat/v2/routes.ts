@@ -10,7 +10,13 @@ import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { CASH_RECEIPT_FIELDS, type GqlCashReceipt } from '../v1/wire.ts';
 import { run } from '../shared/execute.ts';
 import { RouteTable, json, readJsonBody } from '../shared/http.ts';
+import { V2_INVOICE_FIELDS, v2Invoice, v2Time, type InvoiceView } from './wire.ts';
 import { v2CashReceipt } from './wire.ts';
+import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
+import { CANCEL_REASON_MAX } from '../../src/domain/invoices/invoices.ts';
+import { parseOffsetPage } from '../../src/domain/paging.ts';
+import { isPlainObject } from '../../src/domain/validation.ts';
+import { queryString } from '../shared/http.ts';
 
 export interface V2Context extends GraphQLContext {
   maxBodyBytes: number;
@@ -32,12 +38,67 @@ const CANCEL_RECEIPT = `mutation($id: ID!, $input: CancelCashReceiptInput!) { ca
 const REISSUE_RECEIPT = `mutation($id: ID!, $input: ReissueCashReceiptInput!) { reissueCashReceipt(id: $id, input: $input) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
 const SEND_EMAIL = `mutation($id: ID!, $email: String!) { sendCashReceiptEmail(id: $id, email: $email) { cashReceiptId } }`;
 
+const INVOICE_WITH_HISTORY = `${V2_INVOICE_FIELDS} history { type actor { type accountId apiKeyId name } data createdAt }`;
+const GET_INVOICE = `query($id: ID!) { invoice(id: $id) { ${INVOICE_WITH_HISTORY} } }`;
+const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter) { invoicePage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V2_INVOICE_FIELDS} } } }`;
+const UPDATE_INVOICE = `mutation($id: ID!, $input: UpdateInvoiceInput!) { updateInvoice(id: $id, input: $input) { invoice { ${V2_INVOICE_FIELDS} } } }`;
+const CANCEL_INVOICE = `mutation($id: ID!, $reason: String) { cancelInvoice(id: $id, reason: $reason) { invoice { ${V2_INVOICE_FIELDS} } } }`;
+
+function invoiceId(raw: string): string {
+  if (!isId('invoice', raw)) throw new DomainError('INVALID_INVOICE_ID');
+  return raw;
+}
+
+const V2_STATUSES = ['PENDING', 'EXPIRED', 'PAID', 'CANCELED'];
+
 function receiptId(raw: string): string {
   if (!isId('cashReceipt', raw)) throw new DomainError('INVALID_CASH_RECEIPT_ID');
   return raw;
 }
 
 export const v2Routes = new RouteTable<V2Context>()
+  .add('GET', '/v2/invoices', async (req, _params, ctx) => {
+    v2Principal(ctx, false);
+    const url = new URL(req.url);
+    const page = parseOffsetPage(queryString(url, 'offset') ?? '0', queryString(url, 'limit') ?? '20');
+    const status = queryString(url, 'status');
+    const statuses = status === undefined ? undefined : status.split(',');
+    if (statuses && statuses.some((s) => !V2_STATUSES.includes(s))) throw new DomainError('BAD_REQUEST', { path: ['status'] });
+    const data = await run<{ invoicePage: { totalItems: number; items: InvoiceView[] } }>(ctx, LIST_INVOICES, {
+      ...page,
+      filter: { search: queryString(url, 'search'), statuses, dateAfter: queryString(url, 'dateAfter'), dateBefore: queryString(url, 'dateBefore') },
+    });
+    return json(200, { code: V2_OK, data: data.invoicePage.items.map(v2Invoice), totalItems: data.invoicePage.totalItems });
+  })
+  .add('GET', '/v2/invoices/:id', async (_req, params, ctx) => {
+    v2Principal(ctx, false);
+    const data = await run<{ invoice: InvoiceView }>(ctx, GET_INVOICE, { id: invoiceId(params.id) });
+    return ok(v2Invoice(data.invoice));
+  })
+  .add('PATCH', '/v2/invoices/:id', async (req, params, ctx) => {
+    v2Principal(ctx, true);
+    const id = invoiceId(params.id);
+    const body = await readJsonBody(req, ctx.maxBodyBytes);
+    if (body === undefined) throw new DomainError('BAD_REQUEST', { message: 'A JSON body is required.' });
+    parseInvoiceChanges(body, ctx.deps.clock.now());
+    const b = body as Record<string, unknown>;
+    const input: Record<string, unknown> = {};
+    for (const k of ['customer', 'amount', 'extendDays', 'bankAccountIds', 'cashReceipt', 'resendGuideEmail']) if (b[k] !== undefined) input[k] = b[k];
+    if (b.expiresAt !== undefined) input.expiresAt = b.expiresAt === null ? null : new Date((b.expiresAt as number) * 1000).toISOString();
+    const data = await run<{ updateInvoice: { invoice: InvoiceView } }>(ctx, UPDATE_INVOICE, { id, input });
+    return ok(v2Invoice(data.updateInvoice.invoice));
+  })
+  .add('POST', '/v2/invoices/:id/cancel', async (req, params, ctx) => {
+    v2Principal(ctx, true);
+    const id = invoiceId(params.id);
+    const body = await readJsonBody(req, ctx.maxBodyBytes);
+    if (body !== undefined && !isPlainObject(body)) throw new DomainError('BAD_REQUEST');
+    const reason = (body as { reason?: unknown } | undefined)?.reason;
+    if (reason !== undefined && reason !== null && typeof reason !== 'string') throw new DomainError('BAD_REQUEST', { path: ['reason'] });
+    if (typeof reason === 'string' && [...reason].length > CANCEL_REASON_MAX) throw new DomainError('CANCEL_REASON_TOO_LONG', { path: ['reason'] });
+    const data = await run<{ cancelInvoice: { invoice: InvoiceView } }>(ctx, CANCEL_INVOICE, { id, reason: reason ?? null });
+    return ok(v2Invoice(data.cancelInvoice.invoice));
+  })
   .add('GET', '/v2/cash-receipts/:id', async (_req, params, ctx) => {
     const p = v2Principal(ctx, false);
     const data = await run<{ cashReceipt: GqlCashReceipt }>(ctx, GET_RECEIPT, { id: receiptId(params.id) });

@@ -195,12 +195,13 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   if (f.expired === true) w.and((v) => `"expiresAt" IS NOT NULL AND "expiresAt" <= ${v(now.toISOString(), '::timestamptz')}`);
   if (f.expired === false) w.and((v) => `"expiresAt" IS NULL OR "expiresAt" > ${v(now.toISOString(), '::timestamptz')}`);
   if (f.statuses && f.statuses.length > 0) {
-    const nowP = w.param(now.toISOString(), '::timestamptz');
+    let nowParam: string | null = null;
+    const nowP = () => (nowParam ??= w.param(now.toISOString(), '::timestamptz'));
     const parts = f.statuses.map((s) =>
       s === 'EXPIRED'
-        ? `(status = 'PENDING' AND "expiresAt" IS NOT NULL AND "expiresAt" <= ${nowP})`
+        ? `(status = 'PENDING' AND "expiresAt" IS NOT NULL AND "expiresAt" <= ${nowP()})`
         : s === 'PENDING'
-          ? `(status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${nowP}))`
+          ? `(status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${nowP()}))`
           : `status = '${s}'`,
     );
     w.and(parts.join(' OR '));

@@ -1,5 +1,6 @@
 /** Invoice writes: createInvoice, markInvoicePaid, deleteInvoice (v1 delete), cancelInvoice (v2 cancel). */
 import { cancelInvoice, createInvoice, deleteInvoice, markInvoicePaid } from '../../domain/invoices/invoices.ts';
+import { updateInvoice } from '../../domain/invoices/update-invoice.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
@@ -81,5 +82,41 @@ builder.mutationField('cancelInvoice', (t) =>
       reason: t.arg.string({ description: 'Up to 200 characters.' }),
     },
     resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, reason),
+  }),
+);
+
+const UpdateCustomerInput = builder.inputType('UpdateCustomerInput', {
+  description: 'Buyer fields to change; absent = unchanged, null clears e-mail or phone.',
+  fields: (t) => ({
+    name: t.string({ description: 'Depositor name, 1-16 characters, no spaces.' }),
+    email: t.string({ description: 'E-mail, 5-255 characters; null clears.' }),
+    phoneNumber: t.string({ description: 'Phone, 10-11 digits; null clears.' }),
+  }),
+});
+
+const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
+  description: 'Fields to change on a pending invoice (same rules as PATCH /v2/invoices/{id}); absent = unchanged.',
+  fields: (t) => ({
+    customer: t.field({ type: UpdateCustomerInput, description: 'Buyer fields.' }),
+    amount: t.int({ description: 'Won, greater than 0.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'Later than now and within 365 days; null removes the expiry.' }),
+    extendDays: t.int({ description: '1-365: extends from the current expiry (or from now if expired or none); wins over expiresAt.' }),
+    bankAccountIds: t.idList({ description: 'Receiving accounts; empty = all accounts.' }),
+    cashReceipt: t.field({ type: CashReceiptRequestInput, description: 'Cash receipt to issue on payment; null clears.' }),
+    resendGuideEmail: t.boolean({ description: 'Re-send the payment-guide e-mail if amount or expiry changed (default false).' }),
+  }),
+});
+
+builder.mutationField('updateInvoice', (t) =>
+  t.field({
+    type: InvoicePayload,
+    description: 'Changes a pending invoice; emits invoice.updated. Re-runs the conflict check when name, amount or accounts change.',
+    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }), input: t.arg({ type: UpdateInvoiceInput, required: true, description: 'Fields to change.' }) },
+    resolve: (_root, { id, input }, ctx) => {
+      const raw: Record<string, unknown> = { ...input };
+      if (input.expiresAt !== undefined) raw.expiresAt = input.expiresAt === null ? null : Math.floor(input.expiresAt.getTime() / 1000);
+      for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
+      return updateInvoice(ctx.deps, ctx.principal, id, raw);
+    },
   }),
 );

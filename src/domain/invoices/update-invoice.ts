@@ -1,0 +1,144 @@
+/**
+ * Updating a pending invoice (spec: PATCH /v2/invoices/{id}): only sent fields change; `null` clears e-mail, phone,
+ * cash receipt and expiry; `extendDays` wins over `expiresAt`; changing name, amount or receiving accounts re-runs the
+ * conflict check; the payment-guide e-mail is re-sent on request when amount or expiry changed. Emits invoice.updated.
+ */
+import type { Invoice } from '../../generated/prisma/client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincipal } from '../auth/rules.ts';
+import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
+import { inTransaction, type Deps, type Tx } from '../deps.ts';
+import { MAX_EXPIRY_MS } from '../duration.ts';
+import { DomainError } from '../errors.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { isPlainObject } from '../validation.ts';
+import { invoiceSearchText, parseAmount, parseBankAccountIds, parseCashReceiptRequest, parseCustomerName, parseEmail, parsePhoneNumber, type CashReceiptRequest } from './invoice-input.ts';
+import { applyInvoiceTransition, assertTransitionAllowed } from './invoice-state.ts';
+import { addHistory, findConflictingInvoice, invoiceEvent, loadInvoiceFor } from './invoices.ts';
+import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
+
+export const EXTEND_DAYS_MAX = 365;
+
+/** What a PATCH asks for; absent fields are undefined, `null` clears. */
+export interface InvoiceChanges {
+  customerName?: string;
+  customerEmail?: string | null;
+  customerPhoneNumber?: string | null;
+  amount?: number;
+  /** Unix seconds given as expiresAt (null = remove the expiry). */
+  expiresAt?: Date | null;
+  extendDays?: number;
+  bankAccountIds?: string[];
+  cashReceipt?: CashReceiptRequest | null;
+  resendGuideEmail: boolean;
+}
+
+/** Parses a PATCH body with the v2 field codes (220002-220009); 30007 for an unreadable body. */
+export function parseInvoiceChanges(raw: unknown, now: Date): InvoiceChanges {
+  if (!isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
+  const c: InvoiceChanges = { resendGuideEmail: false };
+  if (raw.customer !== undefined) {
+    if (!isPlainObject(raw.customer)) throw new DomainError('INVALID_CUSTOMER_NAME', { path: ['customer'] });
+    const cust = raw.customer;
+    if (cust.name !== undefined) c.customerName = parseCustomerName(cust.name);
+    if (cust.email !== undefined) c.customerEmail = parseEmail(cust.email);
+    if (cust.phoneNumber !== undefined) c.customerPhoneNumber = parsePhoneNumber(cust.phoneNumber);
+  }
+  if (raw.amount !== undefined) c.amount = parseAmount(raw.amount);
+  if (raw.expiresAt !== undefined) {
+    if (raw.expiresAt === null) c.expiresAt = null;
+    else {
+      const s = raw.expiresAt;
+      if (typeof s !== 'number' || !Number.isSafeInteger(s)) throw new DomainError('INVALID_EXPIRES_AT', { path: ['expiresAt'] });
+      const at = new Date(s * 1000);
+      if (at.getTime() <= now.getTime() || at.getTime() > now.getTime() + MAX_EXPIRY_MS) throw new DomainError('INVALID_EXPIRES_AT', { path: ['expiresAt'] });
+      c.expiresAt = at;
+    }
+  }
+  if (raw.extendDays !== undefined) {
+    const d = raw.extendDays;
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 1 || d > EXTEND_DAYS_MAX) throw new DomainError('INVALID_EXTEND_DAYS', { path: ['extendDays'] });
+    c.extendDays = d;
+  }
+  if (raw.bankAccountIds !== undefined) c.bankAccountIds = parseBankAccountIds(raw.bankAccountIds);
+  if (raw.cashReceipt !== undefined) c.cashReceipt = parseCashReceiptRequest(raw.cashReceipt);
+  if (raw.resendGuideEmail !== undefined) {
+    if (typeof raw.resendGuideEmail !== 'boolean') throw new DomainError('BAD_REQUEST', { path: ['resendGuideEmail'] });
+    c.resendGuideEmail = raw.resendGuideEmail;
+  }
+  const changes = ['customerName', 'customerEmail', 'customerPhoneNumber', 'amount', 'expiresAt', 'extendDays', 'bankAccountIds', 'cashReceipt'] as const;
+  if (!changes.some((k) => c[k] !== undefined)) throw new DomainError('NO_FIELD_TO_CHANGE');
+  return c;
+}
+
+/** The new expiry: extendDays from the current expiry (or from now when expired or none) wins over expiresAt. */
+export function newExpiry(current: Date | null, c: InvoiceChanges, now: Date): Date | null | undefined {
+  if (c.extendDays !== undefined) {
+    const base = current && current.getTime() > now.getTime() ? current.getTime() : now.getTime();
+    const at = new Date(base + c.extendDays * 86_400_000);
+    if (at.getTime() > now.getTime() + MAX_EXPIRY_MS) {
+      throw new DomainError('INVALID_EXTEND_DAYS', { path: ['extendDays'], message: 'The extended expiry would be more than 365 days away.' });
+    }
+    return at;
+  }
+  return c.expiresAt;
+}
+
+/** updateInvoice (PATCH /v2/invoices/{id}). */
+export async function updateInvoice(deps: Deps, principal: Principal | null, id: unknown, raw: unknown): Promise<Invoice> {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  const now0 = deps.clock.now();
+  const changes = parseInvoiceChanges(raw, now0);
+  if (changes.bankAccountIds !== undefined) {
+    assertReceivingAccountsInScope(p, changes.bankAccountIds);
+    await assertUsableReceivingAccounts(deps.prisma, p.workspaceId, changes.bankAccountIds);
+  }
+  return inTransaction(deps, async (tx) => {
+    const invoice = await loadInvoiceFor(tx, p, id);
+    const now = deps.clock.now();
+    assertTransitionAllowed('UPDATE', invoice, now);
+    const expiresAt = newExpiry(invoice.expiresAt, changes, now);
+    const next = {
+      customerName: changes.customerName ?? invoice.customerName,
+      customerEmail: changes.customerEmail !== undefined ? changes.customerEmail : invoice.customerEmail,
+      customerPhoneNumber: changes.customerPhoneNumber !== undefined ? changes.customerPhoneNumber : invoice.customerPhoneNumber,
+      amount: changes.amount ?? invoice.amount,
+      expiresAt: expiresAt !== undefined ? expiresAt : invoice.expiresAt,
+      bankAccountIds: changes.bankAccountIds ?? invoice.bankAccountIds,
+      cashReceiptType: changes.cashReceipt !== undefined ? (changes.cashReceipt?.type ?? null) : invoice.cashReceiptType,
+      cashReceiptIdentifier: changes.cashReceipt !== undefined ? (changes.cashReceipt?.identifier ?? null) : invoice.cashReceiptIdentifier,
+    };
+    const conflictRelevant = changes.customerName !== undefined || changes.amount !== undefined || changes.bankAccountIds !== undefined;
+    if (conflictRelevant) {
+      const conflict = await findConflictingInvoice(tx, {
+        workspaceId: invoice.workspaceId,
+        customerName: next.customerName,
+        amount: next.amount,
+        bankAccountIds: next.bankAccountIds,
+        excludeId: invoice.id,
+        now,
+      });
+      if (conflict) throw new DomainError('INVOICE_ALREADY_EXISTS', { data: { invoiceId: conflict.id, number: conflict.number } });
+    }
+    const amountOrExpiryChanged = next.amount !== invoice.amount || (next.expiresAt?.getTime() ?? null) !== (invoice.expiresAt?.getTime() ?? null);
+    let sendGuide = false;
+    if (changes.resendGuideEmail) {
+      if ((await usableReceivingAccounts(tx, invoice.workspaceId, next.bankAccountIds)).length === 0) throw new DomainError('GUIDE_EMAIL_NO_ACCOUNT');
+      if (!next.expiresAt) throw new DomainError('GUIDE_EMAIL_NO_EXPIRY');
+      sendGuide = amountOrExpiryChanged && !!next.customerEmail;
+    }
+    const updated = await applyInvoiceTransition(tx, invoice, 'UPDATE', now, {
+      ...next,
+      searchText: invoiceSearchText(next),
+    });
+    const changed = Object.keys(next).filter((k) => JSON.stringify((next as Record<string, unknown>)[k]) !== JSON.stringify((invoice as Record<string, unknown>)[k]));
+    await addHistory(tx, invoice.id, 'updated', now, actorOf(p), { fields: changed });
+    let final = updated;
+    if (sendGuide) final = await queueGuideEmail(tx, updated, now, actorOf(p));
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.updated', final, now, { changedFields: changed, guideEmailSent: sendGuide })]);
+    return final;
+  });
+}
+
+export type { Tx };
