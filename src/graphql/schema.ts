@@ -13,6 +13,7 @@ import './invoice/invoice.mutations.ts';
 import './transaction/transaction.type.ts';
 import './webhook/webhook.type.ts';
 import './cash-receipt/cash-receipt.type.ts';
+import './oauth/oauth.type.ts';
 import './event/event.type.ts';
 import './settings/settings.type.ts';
 

@@ -22,6 +22,7 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
 import { handleV2 } from '../../rest-compat/v2/handler.ts';
+import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
 import { json } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
@@ -154,6 +155,10 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       } else if (path === '/v1' || path.startsWith('/v1/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
         response = await handleV1(request, ctx, onUnexpected(requestId));
+      } else if (path.startsWith('/v2/oauth-apps/')) {
+        response =
+          (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, onUnexpected(requestId))) ??
+          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES }, onUnexpected(requestId)));
       } else if (path === '/v2' || path.startsWith('/v2/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
         response = await handleV2(request, ctx, onUnexpected(requestId));
