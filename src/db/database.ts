@@ -24,6 +24,8 @@ export interface SqlExecutor {
 
 export interface Database {
   kind: 'pglite' | 'postgres';
+  /** The PGlite instance on the embedded database (tests dump it as a template). */
+  pglite?: PGlite;
   prisma: PrismaClient;
   sql: SqlExecutor;
   /** The adapter factory, for the schema engine (tooling and tests). */
@@ -40,6 +42,8 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** PGlite data directory (`memory://` for in-memory). */
   pgliteDataDir?: string;
+  /** Start PGlite from this dump (dumpDataDir) instead of an empty cluster (tests: skips initdb). */
+  pgliteLoadDataDir?: Blob;
   poolSize?: number;
 }
 
@@ -48,7 +52,7 @@ const TRANSACTION_OPTIONS = { maxWait: 60_000, timeout: 60_000 };
 
 /** Opens the database described by the options. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPGlite(opts.pgliteDataDir ?? 'memory://');
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPGlite(opts.pgliteDataDir ?? 'memory://', opts.pgliteLoadDataDir);
 }
 
 /** Where the embedded database lives under DATA_DIR. */
@@ -58,8 +62,8 @@ export function pgliteDirFor(dataDir: string): string {
   return dir;
 }
 
-async function openPGlite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
+  const db = await PGlite.create({ dataDir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   const queryCounter = new QueryCounter();
   const factory = countingFactory(new PrismaPGlite(db) as unknown as SqlMigrationAwareDriverAdapterFactory, queryCounter);
   const prisma = new PrismaClient({ adapter: factory, transactionOptions: TRANSACTION_OPTIONS });
@@ -73,6 +77,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
   });
   return {
     kind: 'pglite',
+    pglite: db,
     prisma,
     adapterFactory: factory,
     queryCounter,

@@ -2,7 +2,9 @@
  * Starts the real app on port 0 against a real database: an in-memory PGlite by default, or a fresh PostgreSQL
  * database (created and dropped here) when TEST_DATABASE_URL is set.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -24,11 +26,31 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database of the kind under test. */
-export async function freshDatabase(): Promise<TestDatabase> {
+/**
+ * A migrated PGlite cluster, dumped once per set of migrations and shared by every test file (initdb costs seconds;
+ * loading a dump a fraction of that). Kept in the OS temp directory, keyed by the migrations' checksums.
+ */
+async function pgliteTemplate(): Promise<Blob> {
+  const key = createHash('sha256').update(readMigrations().map((m) => m.name + m.checksum).join()).digest('hex').slice(0, 16);
+  const path = join(tmpdir(), `btp-pglite-template-${key}.tar`);
+  if (!existsSync(path)) {
+    const db = await openDatabase({ pgliteDataDir: 'memory://' });
+    await migrate(db);
+    await db.sql.query('CHECKPOINT');
+    const dump = await db.pglite!.dumpDataDir('none');
+    await db.close();
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
+    renameSync(tmp, path);
+  }
+  return new Blob([readFileSync(path)]);
+}
+
+/** A fresh, empty database of the kind under test (already migrated on PGlite, from the shared template). */
+export async function freshDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) {
-    const database = await openDatabase({ pgliteDataDir: 'memory://' });
+    const database = opts.migrated === false ? await openDatabase({ pgliteDataDir: 'memory://' }) : await openDatabase({ pgliteDataDir: 'memory://', pgliteLoadDataDir: await pgliteTemplate() });
     return { database, drop: async () => {} };
   }
   const name = `t_${randomAlnum(16)}`;

@@ -14,6 +14,8 @@ describe(`GraphQL query counts on ${dbLabel}`, () => {
       expect(r.status).toBe(201);
       if (i % 3 === 0) await t.client.deposit(m.bankAccount.notificationToken, { depositorName: `고객${i}`, amount: 1000 + i });
     }
+    // Background workers also talk to the database; stop them so only the request's statements are counted.
+    await Promise.all([t.app.workers.dispatcher.stop(), t.app.workers.webhooks.stop(), t.app.workers.jobs.stop()]);
   });
   afterAll(() => t?.stop());
 

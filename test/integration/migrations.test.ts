@@ -29,7 +29,7 @@ describe(`migrations on ${dbLabel}`, () => {
   });
 
   it("applies every migration once, records them like Prisma does, and Prisma's engine finds nothing left to apply", async () => {
-    current = await freshDatabase();
+    current = await freshDatabase({ migrated: false });
     const db = current.database;
     const all = readMigrations();
     expect(all.length).toBeGreaterThan(0);
@@ -59,7 +59,7 @@ describe(`migrations on ${dbLabel}`, () => {
   });
 
   it('a failing migration is rolled back whole, is not recorded, and start-up stops naming it', async () => {
-    current = await freshDatabase();
+    current = await freshDatabase({ migrated: false });
     const db = current.database;
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     mkdirSync(join(dir, '20990101000000_good'));
@@ -78,7 +78,7 @@ describe(`migrations on ${dbLabel}`, () => {
   });
 
   it('a migration edited after it was applied stops start-up (checksum differs)', async () => {
-    current = await freshDatabase();
+    current = await freshDatabase({ migrated: false });
     const db = current.database;
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     mkdirSync(join(dir, '20990101000000_one'));
@@ -89,7 +89,7 @@ describe(`migrations on ${dbLabel}`, () => {
   });
 
   it('function bodies with $$ and semicolons run as one migration', async () => {
-    current = await freshDatabase();
+    current = await freshDatabase({ migrated: false });
     const db = current.database;
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     mkdirSync(join(dir, '20990101000000_fn'));
