@@ -63,7 +63,8 @@ export class WebhookWorker {
   /** Claims and delivers the due dispatches once; returns how many were claimed. */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
-    const lease = new Date(now.getTime() + this.opts.timeoutMs + 30_000);
+    // The lease outlives one delivery attempt (timeout + margin); after a crash the dispatch is retried when it ends.
+    const lease = new Date(now.getTime() + this.opts.timeoutMs + 5_000);
     const claimed = await this.prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
         `SELECT id FROM "WebhookDispatch"

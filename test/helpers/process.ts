@@ -2,11 +2,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
-export const TSX = `${ROOT}node_modules/.bin/tsx`;
+/**
+ * `node --import tsx <file>`: one process. (The tsx CLI runs the program in a child process, so a SIGKILL to it
+ * would leave the server running as an orphan.)
+ */
+const NODE_TSX = [process.execPath, ['--import', 'tsx']] as const;
 
 export function runTsx(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, args, { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(NODE_TSX[0], [...NODE_TSX[1], ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -17,7 +21,7 @@ export function runTsx(args: string[], env: Record<string, string> = {}): Promis
 
 /** Starts `src/main.ts` and resolves once /healthz answers 200. */
 export async function startServerProcess(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
+  const child = spawn(NODE_TSX[0], [...NODE_TSX[1], 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

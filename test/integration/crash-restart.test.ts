@@ -26,6 +26,8 @@ describe(`crash and restart on ${dbLabel}`, () => {
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100,100,100',
+      // A delivery cut short by the kill is retried when its lease (timeout + 5 s) runs out.
+      WEBHOOK_TIMEOUT_MS: '2000',
       ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'crash-')),
       DATABASE_URL: '',
@@ -55,12 +57,14 @@ describe(`crash and restart on ${dbLabel}`, () => {
 
     // Mixed load: creates, deposits that pay them, deletes; the kill lands in the middle of it.
     let stop = false;
+    let done = 0;
     const load = Array.from({ length: 6 }, async (_, w) => {
       for (let i = 0; !stop; i++) {
         const name = `크래시${w}_${i}`;
         try {
           const r = await client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount: 1000 + i } });
           if (r.status !== 201) continue;
+          done++;
           if (i % 3 === 0) await client.deposit(m.bankAccount.notificationToken, { depositorName: name, amount: 1000 + i, notificationId: `c-${w}-${i}` });
           else if (i % 3 === 1) await client.request('DELETE', `/v1/invoices/${r.body.data.id}`, { token: m.apiKey.secret });
         } catch {
@@ -69,12 +73,16 @@ describe(`crash and restart on ${dbLabel}`, () => {
       }
     });
     phase('started and bootstrapped');
-    await new Promise((r) => setTimeout(r, 1500));
+    // Kill mid-load, once enough has happened to make the check meaningful (whatever the machine's speed).
+    const deadline = Date.now() + 30_000;
+    while (done < 25 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child!.kill('SIGKILL');
     phase('killed');
     stop = true;
     await Promise.all(load);
     if (child!.exitCode === null && child!.signalCode === null) await new Promise((r) => child!.once('exit', r));
+    // The server is really gone: nothing answers on its port until the restart.
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     const deliveredBeforeRestart = new Set(rx.received.map((r) => r.headers['webhook-id']));
 
     ({ child } = await startServerProcess(env, port));
@@ -94,7 +102,7 @@ describe(`crash and restart on ${dbLabel}`, () => {
     await rx.waitFor((all) => {
       const got = new Set(all.map((r) => r.headers['webhook-id']));
       return expected.every((id) => got.has(id));
-    }, 30_000);
+    }, 60_000);
     const got = new Set(rx.received.map((r) => r.headers['webhook-id']));
     const lost = expected.filter((id) => !got.has(id));
     expect(lost).toEqual([]);
