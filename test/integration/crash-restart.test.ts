@@ -111,4 +111,32 @@ describe(`crash and restart on ${dbLabel}`, () => {
     const stillUsable = await client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
     expect(stillUsable.status).toBe(200);
   });
+
+  it('a receipt pending at the tax authority when the server is killed is settled after the restart', { timeout: 240_000 }, async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const slowAgency = { ...env, AGENCY_SIM_DELAY_MS: '1500' };
+    child?.kill('SIGKILL');
+    ({ child } = await startServerProcess(slowAgency, port));
+    const client = new ServiceClient(url);
+    const m = await bootstrap(client);
+    const direct = await client.request('POST', '/v1/cash-receipts', { token: m.apiKey.secret, body: { type: 'PERSONAL', identifier: '01012345678', amount: 1000 } });
+    expect(direct.body.data.status).toBe('PENDING');
+    const inv = await client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '재시작' }, amount: 2000, cashReceipt: { type: 'PERSONAL', identifier: '01099998888' } } });
+    await client.request('POST', `/v1/invoices/${inv.body.data.id}/mark-as-paid`, { token: m.apiKey.secret });
+    child!.kill('SIGKILL');
+    if (child!.exitCode === null && child!.signalCode === null) await new Promise((r) => child!.once('exit', r));
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    ({ child } = await startServerProcess(slowAgency, port));
+    const deadline = Date.now() + 60_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      const list = await client.request('GET', '/v1/cash-receipts?offset=0&limit=10', { token: m.apiKey.secret });
+      statuses = list.body.data.map((r: { status: string }) => r.status);
+      if (statuses.length === 2 && statuses.every((s) => s === 'ISSUED')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(statuses).toEqual(['ISSUED', 'ISSUED']);
+  });
 });
