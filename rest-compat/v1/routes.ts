@@ -5,7 +5,7 @@
 import { assertCanWrite, assertNotSession, requirePrincipal } from '../../src/domain/auth/rules.ts';
 import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
-import { run } from '../shared/execute.ts';
+import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
 import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
 import { parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
@@ -26,16 +26,16 @@ function principalFor(ctx: V1Context, write: boolean) {
   return p;
 }
 
-const CREATE_INVOICE = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { invoice { ${V1_INVOICE_FIELDS} } } }`;
+const CREATE_INVOICE = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V1_INVOICE_FIELDS} } } } }`;
 const GET_INVOICE = `query($id: ID!) { invoice(id: $id, includeCanceled: false) { ${V1_INVOICE_FIELDS} } }`;
 const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter) { invoicePage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_INVOICE_FIELDS} } } }`;
-const MARK_PAID = `mutation($id: ID!) { markInvoicePaid(id: $id) { invoice { ${V1_INVOICE_FIELDS} } } }`;
-const DELETE_INVOICE = `mutation($id: ID!) { deleteInvoice(id: $id) { invoice { id } } }`;
+const MARK_PAID = `mutation($id: ID!) { markInvoicePaid(id: $id) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V1_INVOICE_FIELDS} } } } }`;
+const DELETE_INVOICE = `mutation($id: ID!) { deleteInvoice(id: $id) { ${ON_ERROR} ... on InvoicePayload { invoice { id } } } }`;
 const GET_TRANSACTION = `query($id: ID!) { transaction(id: $id) { ${V1_TRANSACTION_FIELDS} } }`;
-const ISSUE_RECEIPT = `mutation($input: IssueCashReceiptInput!) { issueCashReceipt(input: $input) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
+const ISSUE_RECEIPT = `mutation($input: IssueCashReceiptInput!) { issueCashReceipt(input: $input) { ${ON_ERROR} ... on CashReceiptPayload { cashReceipt { ${CASH_RECEIPT_FIELDS} } } } }`;
 const GET_RECEIPT = `query($id: ID!) { cashReceipt(id: $id) { ${CASH_RECEIPT_FIELDS} } }`;
 const LIST_RECEIPTS = `query($offset: Int!, $limit: Int!, $filter: CashReceiptFilter) { cashReceiptPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${CASH_RECEIPT_FIELDS} } } }`;
-const REVOKE_RECEIPT = `mutation($id: ID!) { revokeCashReceipt(id: $id) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
+const REVOKE_RECEIPT = `mutation($id: ID!) { revokeCashReceipt(id: $id) { ${ON_ERROR} ... on CashReceiptPayload { cashReceipt { ${CASH_RECEIPT_FIELDS} } } } }`;
 const LIST_TRANSACTIONS = `query($offset: Int!, $limit: Int!, $filter: TransactionFilter) { transactionPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_TRANSACTION_FIELDS} } } }`;
 
 export const v1Routes = new RouteTable<V1Context>()

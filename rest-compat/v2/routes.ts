@@ -8,7 +8,7 @@ import { DomainError } from '../../src/domain/errors.ts';
 import { isId } from '../../src/domain/ids.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { CASH_RECEIPT_FIELDS, type GqlCashReceipt } from '../v1/wire.ts';
-import { run } from '../shared/execute.ts';
+import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, readJsonBody } from '../shared/http.ts';
 import { V2_INVOICE_FIELDS, v2Invoice, v2Time, type InvoiceView } from './wire.ts';
 import { v2CashReceipt } from './wire.ts';
@@ -34,15 +34,15 @@ export function v2Principal(ctx: V2Context, write: boolean) {
 }
 
 const GET_RECEIPT = `query($id: ID!) { cashReceipt(id: $id) { ${CASH_RECEIPT_FIELDS} } }`;
-const CANCEL_RECEIPT = `mutation($id: ID!, $input: CancelCashReceiptInput!) { cancelCashReceipt(id: $id, input: $input) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
-const REISSUE_RECEIPT = `mutation($id: ID!, $input: ReissueCashReceiptInput!) { reissueCashReceipt(id: $id, input: $input) { cashReceipt { ${CASH_RECEIPT_FIELDS} } } }`;
-const SEND_EMAIL = `mutation($id: ID!, $email: String!) { sendCashReceiptEmail(id: $id, email: $email) { cashReceiptId } }`;
+const CANCEL_RECEIPT = `mutation($id: ID!, $input: CancelCashReceiptInput!) { cancelCashReceipt(id: $id, input: $input) { ${ON_ERROR} ... on CashReceiptPayload { cashReceipt { ${CASH_RECEIPT_FIELDS} } } } }`;
+const REISSUE_RECEIPT = `mutation($id: ID!, $input: ReissueCashReceiptInput!) { reissueCashReceipt(id: $id, input: $input) { ${ON_ERROR} ... on CashReceiptPayload { cashReceipt { ${CASH_RECEIPT_FIELDS} } } } }`;
+const SEND_EMAIL = `mutation($id: ID!, $email: String!) { sendCashReceiptEmail(id: $id, email: $email) { ${ON_ERROR} ... on SendCashReceiptEmailPayload { cashReceiptId } } }`;
 
 const INVOICE_WITH_HISTORY = `${V2_INVOICE_FIELDS} history { type actor { type accountId apiKeyId name } data createdAt }`;
 const GET_INVOICE = `query($id: ID!) { invoice(id: $id) { ${INVOICE_WITH_HISTORY} } }`;
 const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter) { invoicePage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V2_INVOICE_FIELDS} } } }`;
-const UPDATE_INVOICE = `mutation($id: ID!, $input: UpdateInvoiceInput!) { updateInvoice(id: $id, input: $input) { invoice { ${V2_INVOICE_FIELDS} } } }`;
-const CANCEL_INVOICE = `mutation($id: ID!, $reason: String) { cancelInvoice(id: $id, reason: $reason) { invoice { ${V2_INVOICE_FIELDS} } } }`;
+const UPDATE_INVOICE = `mutation($id: ID!, $input: UpdateInvoiceInput!) { updateInvoice(id: $id, input: $input) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V2_INVOICE_FIELDS} } } } }`;
+const CANCEL_INVOICE = `mutation($id: ID!, $reason: String) { cancelInvoice(id: $id, reason: $reason) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V2_INVOICE_FIELDS} } } } }`;
 
 function invoiceId(raw: string): string {
   if (!isId('invoice', raw)) throw new DomainError('INVALID_INVOICE_ID');

@@ -1,6 +1,7 @@
 /** The Pothos schema builder: Prisma-backed objects, Relay connections, scope auth, dataloaders. */
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
@@ -21,7 +22,8 @@ export const builder = new SchemaBuilder<{
   };
   AuthScopes: { authenticated: boolean; dashboard: boolean };
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  errors: { directResult: true, defaultUnionOptions: { description: 'The result of the operation: its payload, or a DomainError saying why it was refused.' } },
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({

@@ -2,6 +2,7 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './common/enums.ts';
+import './common/error-types.ts';
 import './account/account.type.ts';
 import './account/account.mutations.ts';
 import './bank-account/bank-account.type.ts';

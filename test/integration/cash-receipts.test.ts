@@ -307,11 +307,11 @@ describe(`cash receipts on ${dbLabel}`, () => {
 
   describe('GraphQL', () => {
     it('issueCashReceipt and cashReceipt(id) give the same receipt; cancellations are listed on the original', async () => {
-      const r = await t.client.gql(`mutation { issueCashReceipt(input: {type: PERSONAL, identifier: "01012341234", amount: 5000}) { cashReceipt { id status supplyCost tax } } }`, {}, m.apiKey.secret);
+      const r = await t.client.gql(`mutation { issueCashReceipt(input: {type: PERSONAL, identifier: "01012341234", amount: 5000}) { ... on CashReceiptPayload { cashReceipt { id status supplyCost tax } } } }`, {}, m.apiKey.secret);
       expect(r.issueCashReceipt.cashReceipt).toMatchObject({ status: 'PENDING', ...splitVat(5000) });
       const id = r.issueCashReceipt.cashReceipt.id;
       await settled(id);
-      await t.client.gql(`mutation($id: ID!) { cancelCashReceipt(id: $id, input: {reason: "r", amount: 1000}) { cashReceipt { id } } }`, { id }, m.apiKey.secret);
+      await t.client.gql(`mutation($id: ID!) { cancelCashReceipt(id: $id, input: {reason: "r", amount: 1000}) { ... on CashReceiptPayload { cashReceipt { id } } } }`, { id }, m.apiKey.secret);
       const g = await t.client.gql(`query($id: ID!) { cashReceipt(id: $id) { status remainingAmount cancellations { amount kind } } }`, { id }, m.apiKey.secret);
       expect(g.cashReceipt).toEqual({ status: 'ISSUED', remainingAmount: 4000, cancellations: [{ amount: 1000, kind: 'CANCELLATION' }] });
     });

@@ -9,7 +9,7 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { smtpEmail } from '../../src/events/email/adapters.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 
-const SETTINGS = `mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { workspace { paidEmailEnabled } } }`;
+const SETTINGS = `mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { ... on WorkspacePayload { workspace { paidEmailEnabled } } } }`;
 const EMAILS = `{ emails { kind to subject text status invoiceId } }`;
 
 async function waitUntil<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {

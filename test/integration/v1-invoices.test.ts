@@ -213,7 +213,7 @@ describe(`REST v1 invoices on ${dbLabel}`, () => {
     it('an invoice canceled through GraphQL cancelInvoice is invisible to v1 too', async () => {
       const w = await bootstrap(t.client);
       const inv = await create(w, simpleBody(w));
-      await t.client.gql(`mutation($id: ID!) { cancelInvoice(id: $id, reason: "test") { invoice { id } } }`, { id: inv.id }, w.sessionToken);
+      await t.client.gql(`mutation($id: ID!) { cancelInvoice(id: $id, reason: "test") { ... on InvoicePayload { invoice { id } } } }`, { id: inv.id }, w.sessionToken);
       expectV1Error(await v1('GET', `/v1/invoices/${inv.id}`, w.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
       expectV1Error(await v1('POST', `/v1/invoices/${inv.id}/mark-as-paid`, w.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
       expectV1Error(await v1('DELETE', `/v1/invoices/${inv.id}`, w.apiKey.secret), 404, 'INVOICE_NOT_FOUND');

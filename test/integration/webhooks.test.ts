@@ -52,7 +52,7 @@ describe(`webhooks on ${dbLabel}`, () => {
     const listed = await t.client.gql(`{ webhooks { id url version enabled } }`, {}, m.sessionToken);
     expect(listed.webhooks).toContainEqual({ id: w.webhook.id, url: rx.url, version: 'V1', enabled: true });
     expect(JSON.stringify(listed)).not.toContain(w.signingSecret);
-    await t.client.gql(`mutation($id: ID!) { deleteWebhook(id: $id) { webhook { id } } }`, { id: w.webhook.id }, m.sessionToken);
+    await t.client.gql(`mutation($id: ID!) { deleteWebhook(id: $id) { ... on WebhookPayload { webhook { id } } } }`, { id: w.webhook.id }, m.sessionToken);
   });
 
   it('V1 and V2 webhooks receive the right events, signed, in their version’s format', async () => {
@@ -165,7 +165,7 @@ describe(`webhooks on ${dbLabel}`, () => {
   it('rotation: for 24 hours deliveries carry signatures by the new and the old secret', async () => {
     const ws = await bootstrap(t.client);
     const w = await register('V1', rx.url, ws.sessionToken);
-    const rot = await t.client.gql(`mutation($id: ID!) { rotateWebhookSecret(id: $id) { signingSecret webhook { previousSecretExpiresAt } } }`, { id: w.webhook.id }, ws.sessionToken);
+    const rot = await t.client.gql(`mutation($id: ID!) { rotateWebhookSecret(id: $id) { ... on WebhookSecretPayload { signingSecret webhook { previousSecretExpiresAt } } } }`, { id: w.webhook.id }, ws.sessionToken);
     const fresh = rot.rotateWebhookSecret.signingSecret;
     expect(fresh).not.toBe(w.signingSecret);
     const until = new Date(rot.rotateWebhookSecret.webhook.previousSecretExpiresAt).getTime();
@@ -184,7 +184,7 @@ describe(`webhooks on ${dbLabel}`, () => {
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '재전송' }, amount: 8 } });
     await rx.waitFor((all) => all.some((r) => r.json?.workspaceId === ws.workspaceId));
     const first = rx.received.find((x) => x.json?.workspaceId === ws.workspaceId)!;
-    const r = await t.client.gql(`mutation($w: ID!, $e: ID!) { redeliverWebhookEvent(webhookId: $w, eventId: $e) { eventId } }`, { w: w.webhook.id, e: first.json.id }, ws.sessionToken);
+    const r = await t.client.gql(`mutation($w: ID!, $e: ID!) { redeliverWebhookEvent(webhookId: $w, eventId: $e) { ... on RedeliverWebhookEventPayload { eventId } } }`, { w: w.webhook.id, e: first.json.id }, ws.sessionToken);
     expect(r.redeliverWebhookEvent.eventId).toBe(first.json.id);
     await rx.waitFor((all) => all.filter((x) => x.json?.workspaceId === ws.workspaceId).length >= 2);
     const both = rx.received.filter((x) => x.json?.workspaceId === ws.workspaceId);
@@ -195,9 +195,9 @@ describe(`webhooks on ${dbLabel}`, () => {
   it('a disabled webhook receives nothing; another workspace cannot see or change it', async () => {
     const ws = await bootstrap(t.client);
     const w = await register('V1', rx.url, ws.sessionToken);
-    const other = await t.client.graphql(`mutation($id: ID!) { disableWebhook(id: $id) { webhook { id } } }`, { id: w.webhook.id }, m.sessionToken);
-    expect(other.errors?.[0].extensions?.code).toBe('NOT_FOUND');
-    await t.client.gql(`mutation($id: ID!) { disableWebhook(id: $id) { webhook { enabled } } }`, { id: w.webhook.id }, ws.sessionToken);
+    const other = await t.client.graphql(`mutation($id: ID!) { disableWebhook(id: $id) { __typename ... on DomainError { code } ... on WebhookPayload { webhook { id } } } }`, { id: w.webhook.id }, m.sessionToken);
+    expect(other.data!.disableWebhook).toEqual({ __typename: 'DomainError', code: 'NOT_FOUND' });
+    await t.client.gql(`mutation($id: ID!) { disableWebhook(id: $id) { ... on WebhookPayload { webhook { enabled } } } }`, { id: w.webhook.id }, ws.sessionToken);
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '비활성' }, amount: 9 } });
     await t.app.workers.dispatcher.loop.drain();
     await t.app.workers.webhooks.loop.drain();

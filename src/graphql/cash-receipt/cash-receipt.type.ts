@@ -12,6 +12,7 @@ import {
 } from '../../domain/cash-receipts/cash-receipts.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { domainErrors } from '../common/error-types.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
 import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
@@ -166,6 +167,7 @@ const IssueInput = builder.inputType('IssueCashReceiptInput', {
 
 builder.mutationField('issueCashReceipt', (t) =>
   t.field({
+    errors: domainErrors,
     type: ReceiptPayload,
     description: 'Issues a cash receipt (PENDING until the tax authority answers). BUSINESS_INFO_NOT_REGISTERED without business info; AGENCY_API_FAILED when the agency call fails.',
     args: { input: t.arg({ type: IssueInput, required: true, description: 'The receipt.' }) },
@@ -183,6 +185,7 @@ const CancelInput = builder.inputType('CancelCashReceiptInput', {
 
 builder.mutationField('cancelCashReceipt', (t) =>
   t.field({
+    errors: domainErrors,
     type: ReceiptPayload,
     description: 'Cancels all or part of an ISSUED receipt; returns the new CANCELLATION receipt (v2 cancel).',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the original.' }), input: t.arg({ type: CancelInput, required: true, description: 'Reason and amount.' }) },
@@ -192,6 +195,7 @@ builder.mutationField('cancelCashReceipt', (t) =>
 
 builder.mutationField('revokeCashReceipt', (t) =>
   t.field({
+    errors: domainErrors,
     type: ReceiptPayload,
     description: 'Revokes an ISSUED receipt (v1 revoke): all that remains is canceled and it becomes REVOKED.',
     args: { id: t.arg.id({ required: true, description: 'crt_ id.' }) },
@@ -210,6 +214,7 @@ const ReissueInput = builder.inputType('ReissueCashReceiptInput', {
 
 builder.mutationField('reissueCashReceipt', (t) =>
   t.field({
+    errors: domainErrors,
     type: ReceiptPayload,
     description: 'Reissues a FAILED receipt once: a new ORIGINAL receipt (PENDING) with reissuedFromId.',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the failed original.' }), input: t.arg({ type: ReissueInput, required: true, description: 'Identifier, type, self-issue.' }) },
@@ -229,6 +234,7 @@ const SentPayload = builder.objectRef<{ id: string }>('SendCashReceiptEmailPaylo
 
 builder.mutationField('sendCashReceiptEmail', (t) =>
   t.field({
+    errors: domainErrors,
     type: SentPayload,
     description: 'Has the agency e-mail an issued receipt.',
     args: { id: t.arg.id({ required: true, description: 'crt_ id.' }), email: t.arg.string({ required: true, description: 'Up to 100 characters.' }) },

@@ -3,6 +3,7 @@ import { cancelInvoice, createInvoice, deleteInvoice, markInvoicePaid } from '..
 import { updateInvoice } from '../../domain/invoices/update-invoice.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { domainErrors } from '../common/error-types.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
 import { InvoiceType } from './invoice.type.ts';
 
@@ -48,6 +49,7 @@ export const InvoicePayload = builder.objectRef<Invoice>('InvoicePayload').imple
 
 builder.mutationField('createInvoice', (t) =>
   t.field({
+    errors: domainErrors,
     type: InvoicePayload,
     description: 'Creates a pending invoice; emits invoice.created. INVOICE_ALREADY_EXISTS when a pending invoice with the same name and amount overlaps its accounts.',
     args: { input: t.arg({ type: CreateInvoiceInput, required: true, description: 'The invoice.' }) },
@@ -57,6 +59,7 @@ builder.mutationField('createInvoice', (t) =>
 
 builder.mutationField('markInvoicePaid', (t) =>
   t.field({
+    errors: domainErrors,
     type: InvoicePayload,
     description: 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.',
     args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
@@ -66,6 +69,7 @@ builder.mutationField('markInvoicePaid', (t) =>
 
 builder.mutationField('deleteInvoice', (t) =>
   t.field({
+    errors: domainErrors,
     type: InvoicePayload,
     description: 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.',
     args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
@@ -75,6 +79,7 @@ builder.mutationField('deleteInvoice', (t) =>
 
 builder.mutationField('cancelInvoice', (t) =>
   t.field({
+    errors: domainErrors,
     type: InvoicePayload,
     description: 'v2 cancel: a pending or expired invoice becomes CANCELED with the reason; emits invoice.canceled (v1 webhooks: invoice.deleted).',
     args: {
@@ -109,6 +114,7 @@ const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
 
 builder.mutationField('updateInvoice', (t) =>
   t.field({
+    errors: domainErrors,
     type: InvoicePayload,
     description: 'Changes a pending invoice; emits invoice.updated. Re-runs the conflict check when name, amount or accounts change.',
     args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }), input: t.arg({ type: UpdateInvoiceInput, required: true, description: 'Fields to change.' }) },

@@ -1,6 +1,7 @@
 /** Workspace settings and the e-mail outbox (dashboard). */
 import { listEmails, updateWorkspaceSettings } from '../../domain/workspaces/settings.ts';
 import { builder } from '../builder.ts';
+import { domainErrors } from '../common/error-types.ts';
 import { WorkspaceType } from '../account/account.type.ts';
 
 const EmailStatusEnum = builder.enumType('EmailStatus', {
@@ -54,6 +55,7 @@ const WorkspacePayload = builder.objectRef<{ id: string }>('WorkspacePayload').i
 
 builder.mutationField('updateWorkspaceSettings', (t) =>
   t.field({
+    errors: domainErrors,
     type: WorkspacePayload,
     description: 'Changes workspace settings (dashboard).',
     authScopes: { dashboard: true },

@@ -3,6 +3,7 @@ import { requireSession } from '../../domain/auth/rules.ts';
 import { createWebhook, deleteWebhook, getWebhook, redeliverWebhookEvent, rotateWebhookSecret, setWebhookEnabled, updateWebhookUrl } from '../../domain/webhooks/webhooks.ts';
 import type { Webhook } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { domainErrors } from '../common/error-types.ts';
 
 const WebhookVersionEnum = builder.enumType('WebhookVersion', {
   description: 'Which events and payload format a webhook receives.',
@@ -108,6 +109,7 @@ builder.mutationField('createWebhook', (t) =>
 
 builder.mutationField('updateWebhook', (t) =>
   t.field({
+    errors: domainErrors,
     type: WebhookPayload,
     description: 'Changes the URL of a webhook.',
     authScopes: { dashboard: true },
@@ -122,6 +124,7 @@ for (const [name, enabled, description] of [
 ] as const) {
   builder.mutationField(name, (t) =>
     t.field({
+      errors: domainErrors,
       type: WebhookPayload,
       description,
       authScopes: { dashboard: true },
@@ -133,6 +136,7 @@ for (const [name, enabled, description] of [
 
 builder.mutationField('deleteWebhook', (t) =>
   t.field({
+    errors: domainErrors,
     type: WebhookPayload,
     description: 'Deletes a webhook.',
     authScopes: { dashboard: true },
@@ -143,6 +147,7 @@ builder.mutationField('deleteWebhook', (t) =>
 
 builder.mutationField('rotateWebhookSecret', (t) =>
   t.field({
+    errors: domainErrors,
     type: WebhookSecretPayload,
     description: 'A new signing secret (shown once); deliveries carry signatures by both secrets for 24 hours.',
     authScopes: { dashboard: true },
@@ -161,6 +166,7 @@ const RedeliverPayload = builder.objectRef<{ webhookId: string; eventId: string 
 
 builder.mutationField('redeliverWebhookEvent', (t) =>
   t.field({
+    errors: domainErrors,
     type: RedeliverPayload,
     description: 'Delivers an event to a webhook again, now, with a fresh round of attempts (replay).',
     authScopes: { dashboard: true },

@@ -1,0 +1,36 @@
+/**
+ * Typed errors (Pothos errors plugin): mutations other than the fixed dashboard contract return a union of their
+ * success payload and `DomainError`, which carries the domain code (the same codes as REST, see README "Errors"),
+ * a message, the field path for validation errors and the details the spec returns (`data`). The contract mutations
+ * (signUp, logIn, registerBankAccount, ...) keep their fixed object payloads and report errors as GraphQL errors with
+ * `extensions.code`.
+ */
+import { DomainError } from '../../domain/errors.ts';
+import { builder } from '../builder.ts';
+
+export const ErrorInterface = builder.interfaceRef<Error & { code?: string }>('Error').implement({
+  description: 'Something the operation refused to do.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'What went wrong, for people.' }),
+    code: t.string({ description: 'Stable machine-readable code (e.g. INVOICE_ALREADY_EXISTS).', resolve: (e) => (e as DomainError).code ?? 'INTERNAL_SERVER_ERROR' }),
+  }),
+});
+
+builder.objectType(DomainError, {
+  name: 'DomainError',
+  description: 'A rule of the API refused the operation.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (v) => v instanceof DomainError,
+  fields: (t) => ({
+    field: t.stringList({ nullable: true, description: 'Path of the input field at fault, for validation errors.', resolve: (e) => e.path }),
+    data: t.field({ type: 'JSON', nullable: true, description: 'Details (e.g. invoiceId and number of a conflicting invoice).', resolve: (e) => jsonSafe(e.data) }),
+  }),
+});
+
+/** Error details as JSON (dates as ISO strings). */
+function jsonSafe(data: Record<string, unknown> | null): unknown {
+  return data === null ? null : JSON.parse(JSON.stringify(data));
+}
+
+/** The field option every non-contract mutation uses. */
+export const domainErrors: { types: (typeof DomainError)[] } = { types: [DomainError] };
