@@ -15,6 +15,7 @@ import './transaction/transaction.type.ts';
 import './webhook/webhook.type.ts';
 import './cash-receipt/cash-receipt.type.ts';
 import './oauth/oauth.type.ts';
+import './node.query.ts';
 import './event/event.type.ts';
 import './settings/settings.type.ts';
 

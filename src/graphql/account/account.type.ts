@@ -1,10 +1,11 @@
 /** Account, Workspace and the viewer. */
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 
 export const AccountType = builder.prismaObject('Account', {
   description: 'A person who signs in to the dashboard (acc_).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'acc_ id.' }),
     email: t.exposeString('email', { description: 'Sign-in e-mail.' }),
     name: t.exposeString('name', { description: 'Display name.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the account was created.' }),
@@ -13,8 +14,8 @@ export const AccountType = builder.prismaObject('Account', {
 
 export const WorkspaceType = builder.prismaObject('Workspace', {
   description: "A merchant's workspace; invoices, deposits, keys and settings belong to one workspace.",
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'wsp_ id.' }),
     name: t.exposeString('name', { description: 'Workspace name.' }),
     ownerId: t.exposeID('ownerId', { description: "The owner's account id (v1 issuerId/ownerId)." }),
     owner: t.relation('owner', { description: 'The owner account.' }),

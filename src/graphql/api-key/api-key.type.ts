@@ -3,11 +3,12 @@ import { createApiKey, deleteApiKey, disableApiKey } from '../../domain/api-keys
 import { requireSession } from '../../domain/auth/rules.ts';
 import type { ApiKey } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 
 export const ApiKeyType = builder.prismaObject('ApiKey', {
   description: 'A secret API key (apk_). The secret itself is shown only once, at creation.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'apk_ id.' }),
     name: t.exposeString('name', { description: 'Name given at creation.' }),
     secretHint: t.exposeString('secretHint', { description: 'Last 4 characters of the secret, to recognise it.' }),
     readOnly: t.exposeBoolean('readOnly', { description: 'Whether writes are refused.' }),

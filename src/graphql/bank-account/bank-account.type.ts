@@ -4,12 +4,13 @@ import { BANK_PROVIDERS } from '../../domain/bank-accounts/bank-providers.ts';
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import type { BankAccount } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum } from '../common/enums.ts';
 
 export const BankAccountType = builder.prismaObject('BankAccount', {
   description: 'A receiving bank account (bac_). Deposits to it are matched to invoices once it is verified.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'bac_ id.' }),
     active: t.exposeBoolean('active', { description: 'In use.' }),
     ownerId: t.exposeID('ownerId', { description: 'Account id of the workspace owner who registered it.' }),
     alias: t.exposeString('alias', { description: 'Dashboard alias.' }),

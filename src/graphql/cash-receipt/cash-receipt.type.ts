@@ -12,6 +12,7 @@ import {
 } from '../../domain/cash-receipts/cash-receipts.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
 import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
@@ -35,8 +36,8 @@ const ReceiptKindEnum = builder.enumType('CashReceiptKind', {
 
 export const CashReceiptObject = builder.prismaObject('CashReceipt', {
   description: 'A cash receipt (crt_) issued through the agency to the national tax authority.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'crt_ id.' }),
     status: t.expose('status', { type: ReceiptStatusEnum, description: 'PENDING, ISSUED, FAILED, REVOKED or CANCELED.' }),
     kind: t.expose('kind', { type: ReceiptKindEnum, description: 'ORIGINAL or CANCELLATION.' }),
     issuerId: t.exposeID('issuerId', { description: 'Account that issued it.' }),
@@ -71,9 +72,9 @@ export const CashReceiptFilter = builder.inputType('CashReceiptFilter', {
   description: 'The filters of GET /v1/cash-receipts.',
   fields: (t) => ({
     search: t.string({ description: 'Receipt id, related invoice id or business number exactly, or contained in the identifier (hyphens ignored).' }),
-    status: t.string({ description: 'PENDING, ISSUED, FAILED, REVOKED or CANCELED.' }),
-    statuses: t.stringList({ description: 'Any of these statuses.' }),
-    type: t.string({ description: 'PERSONAL or CORPORATE.' }),
+    status: t.field({ type: ReceiptStatusEnum, description: 'Only this status.' }),
+    statuses: t.field({ type: [ReceiptStatusEnum], description: 'Any of these statuses.' }),
+    type: t.field({ type: CashReceiptTypeEnum, description: 'PERSONAL or CORPORATE.' }),
     identifier: t.string({ description: 'Exact identifier.' }),
     corpNum: t.string({ description: 'Issuing business number.' }),
     dateAfter: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by issuance request date.' }),

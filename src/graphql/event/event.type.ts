@@ -12,6 +12,7 @@ import type { Invoice } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
 import { busEventOf } from '../../events/outbox-dispatcher.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import type { GraphQLContext } from '../context.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
 
@@ -33,8 +34,8 @@ const InvoiceEventType = builder.objectRef<InvoiceEventShape>('InvoiceEvent').im
 
 const EventRecordType = builder.prismaObject('Event', {
   description: 'A committed event of the workspace (the outbox).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'evt_ id.' }),
     sequence: t.string({ description: 'Per-workspace sequence number (decimal).', resolve: (e) => e.sequence.toString() }),
     type: t.exposeString('type', { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, invoice.deleted, invoice.unpaid, receipt.issued, receipt.failed.' }),
     invoiceId: t.exposeID('invoiceId', { nullable: true, description: 'The invoice it concerns.' }),

@@ -1,6 +1,7 @@
 /** The Invoice type (ivc_) and its history. */
 import { effectiveStatus } from '../../domain/invoices/invoice-state.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { CashReceiptTypeEnum, InvoiceStatusEnum, PaidTriggerEnum } from '../common/enums.ts';
 
 interface CustomerShape {
@@ -49,8 +50,8 @@ export const InvoiceHistoryEntryType = builder.prismaObject('InvoiceHistoryEntry
 
 export const InvoiceType = builder.prismaObject('Invoice', {
   description: 'An invoice (ivc_; the API calls it an order): a depositor name and an amount waiting for a deposit.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'ivc_ id.' }),
     number: t.exposeInt('number', { description: 'Sequence number within the workspace.' }),
     status: t.field({
       type: InvoiceStatusEnum,

@@ -3,11 +3,12 @@ import { requireSession } from '../../domain/auth/rules.ts';
 import { authorizeOAuthApp, createOAuthApp } from '../../domain/oauth/oauth.ts';
 import type { OAuthApp } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 
 export const OAuthAppType = builder.prismaObject('OAuthApp', {
   description: 'An OAuth app (oap_ id = client_id).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'oap_ id, the client_id.' }),
     name: t.exposeString('name', { description: 'Shown on the consent screen.' }),
     redirectUris: t.exposeStringList('redirectUris', { description: 'Registered redirect URIs.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),

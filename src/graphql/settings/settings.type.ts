@@ -1,6 +1,7 @@
 /** Workspace settings and the e-mail outbox (dashboard). */
 import { listEmails, updateWorkspaceSettings } from '../../domain/workspaces/settings.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
 import { WorkspaceType } from '../account/account.type.ts';
 
@@ -11,8 +12,8 @@ const EmailStatusEnum = builder.enumType('EmailStatus', {
 
 const EmailMessageType = builder.prismaObject('EmailMessage', {
   description: 'An e-mail the service sent or will send.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'eml_ id.' }),
     kind: t.exposeString('kind', { description: 'invoice_paid, payment_guide, cash_receipt, ...' }),
     to: t.exposeString('to', { description: 'Recipient.' }),
     subject: t.exposeString('subject', { description: 'Subject.' }),

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { getTransaction, listTransactionIds, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
 import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
@@ -38,8 +39,8 @@ const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot
 
 export const TransactionType = builder.prismaObject('Transaction', {
   description: 'A deposit (trx_) notified by the bank.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'trx_ id.' }),
     bankAccount: t.field({ type: BankAccountSnapshotType, description: 'Snapshot of the receiving account.', select: { bankAccountSnapshot: true }, resolve: (x) => x.bankAccountSnapshot as unknown as Snapshot }),
     bankAccountId: t.exposeID('bankAccountId', { description: 'Receiving account id.' }),
     matchedInvoiceId: t.exposeID('matchedInvoiceId', { nullable: true, description: 'Invoice it paid; null when unmatched.' }),

@@ -3,6 +3,7 @@ import { requireSession } from '../../domain/auth/rules.ts';
 import { createWebhook, deleteWebhook, getWebhook, redeliverWebhookEvent, rotateWebhookSecret, setWebhookEnabled, updateWebhookUrl } from '../../domain/webhooks/webhooks.ts';
 import type { Webhook } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
 
 const WebhookVersionEnum = builder.enumType('WebhookVersion', {
@@ -20,8 +21,8 @@ const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
 
 export const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
   description: 'One attempt (whm_) to deliver an event to a webhook.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'whm_ id.' }),
     eventId: t.exposeID('eventId', { description: 'The event delivered (its id is the webhook-id header).' }),
     attempt: t.exposeInt('attempt', { description: 'Attempt number, 1-7.' }),
     status: t.expose('status', { type: DeliveryStatusEnum, description: 'SUCCEEDED or FAILED.' }),
@@ -35,8 +36,8 @@ export const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
 
 export const WebhookType = builder.prismaObject('Webhook', {
   description: 'A webhook endpoint (whd_). Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'whd_ id.' }),
     url: t.exposeString('url', { description: 'Where events are POSTed.' }),
     version: t.expose('version', { type: WebhookVersionEnum, description: 'V1 or V2.' }),
     enabled: t.boolean({ description: 'Whether it receives events.', select: { disabledAt: true }, resolve: (w) => !w.disabledAt }),
