@@ -1,0 +1,81 @@
+/**
+ * `npx tsx test/bench/check-match-candidates.ts [--pg]`: the name-based candidate query of deposit matching
+ * (matchCandidates in src/domain/deposits/deposits.ts) decides exactly as decideMatch() over every pending invoice of
+ * the amount would. Random names over an alphabet of Hangul, Latin, every bracket removeBrackets() knows, whitespace
+ * and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, unrelated) and truncation lengths. PGlite
+ * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
+ */
+import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { matchCandidates } from '../../src/domain/deposits/deposits.ts';
+import { decideMatch, type MatchDecision } from '../../src/domain/deposits/name-matching.ts';
+import { createScratchDatabase } from './lib/scratch.ts';
+
+const onPg = process.argv.includes('--pg');
+const DEPOSITS = 1000;
+const scratch = onPg ? await createScratchDatabase(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', 'check') : null;
+const db = await openDatabase(scratch ? { databaseUrl: scratch.url } : { pgliteDataDir: 'memory://' });
+let differ = 0;
+try {
+  await migrate(db);
+  await db.sql.exec(
+    `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_1', 'a@example.com', 'a', 'x');
+     INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_1', 'w', 'acc_1')`,
+  );
+  let seed = 42;
+  const rnd = (n: number) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const alphabet = ['홍', '길', '동', '김', 'a', 'b', '(', ')', '[', ']', '{', '}', '（', '）', '【', '】', '%', '_', '\\', ' ', '\u3000', '1'];
+  const word = (min: number, max: number) => Array.from({ length: min + rnd(max - min + 1) }, () => alphabet[rnd(alphabet.length)]).join('');
+  const names = new Set<string>();
+  while (names.size < 3000) names.add(rnd(3) === 0 ? word(1, 4) : word(2, 9));
+  const list = [...names];
+  await db.prisma.invoice.createMany({
+    data: list.map((n, i) => ({
+      id: `ivc_${String(i).padStart(24, '0')}`,
+      workspaceId: 'wsp_1',
+      number: i + 1,
+      issuerId: 'acc_1',
+      customerName: n,
+      amount: 1 + rnd(3),
+      searchText: n,
+      bankAccountIds: rnd(4) === 0 ? ['bac_other'] : [],
+      createdAt: new Date(1_700_000_000_000 + i * 1000),
+    })),
+  });
+  const now = new Date();
+  const key = (x: MatchDecision<{ id: string }>) =>
+    x.kind === 'NONE' ? 'NONE' : x.kind === 'MATCH' ? `MATCH ${x.method} ${x.candidate.id}` : `AMBIGUOUS ${x.method} ${x.candidates.map((c) => c.id).join(',')}`;
+  const tally: Record<string, number> = {};
+  for (let k = 0; k < DEPOSITS; k++) {
+    const base = list[rnd(list.length)];
+    const truncation = [7, 3, 2, Number.POSITIVE_INFINITY][rnd(4)];
+    const cut = [...base].slice(0, truncation === Number.POSITIVE_INFINITY ? 5 : truncation).join('');
+    const variants = [cut, cut, base, base + '(' + word(0, 2) + ')', '[x]' + base, word(1, 8), base.replace(/[()[\]{}（）【】]/g, ''), base.slice(0, 3) + ' ' + base.slice(3)];
+    const depositName = variants[rnd(variants.length)].trim();
+    if (!depositName) continue;
+    const amount = 1 + rnd(3);
+    const everything = await db.prisma.invoice.findMany({
+      where: { workspaceId: 'wsp_1', amount, status: 'PENDING', OR: [{ bankAccountIds: { isEmpty: true } }, { bankAccountIds: { has: 'bac_main' } }] },
+      orderBy: { createdAt: 'asc' },
+    });
+    const fetched = await matchCandidates(db.prisma as never, { workspaceId: 'wsp_1', bankAccountId: 'bac_main', amount, description: depositName }, truncation, now);
+    const want = key(decideMatch(depositName, everything, truncation));
+    const got = key(decideMatch(depositName, fetched, truncation));
+    const kind = want.split(' ').slice(0, 2).join(' ');
+    tally[kind] = (tally[kind] ?? 0) + 1;
+    if (want !== got) {
+      differ++;
+      if (differ <= 5) console.log('DIFFERENT', JSON.stringify(depositName), truncation, want, '|', got);
+    }
+  }
+  console.log(`${onPg ? 'PostgreSQL' : 'PGlite'}: ${differ} of ${Object.values(tally).reduce((a, b) => a + b, 0)} deposits decided differently`, tally);
+} finally {
+  await db.close();
+  await scratch?.drop();
+}
+process.exit(differ ? 1 : 0);

@@ -1,0 +1,72 @@
+/** A scratch PostgreSQL database per run (created here, dropped after), and the real app started on it on port 0. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { loadConfig } from '../../../src/config/config.ts';
+import { randomAlnum } from '../../../src/domain/ids.ts';
+import { buildApp, type App } from '../../../src/http/app.ts';
+
+export interface Scratch {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(baseUrl: string, label: string): Promise<Scratch> {
+  const name = `bench_${label}_${randomAlnum(10)}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export interface RunningApp {
+  app: App;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The real app (buildApp, migrations at start) on the scratch database with the given pool size, on port 0. */
+export async function startApp(databaseUrl: string, poolSize: number, env: Record<string, string> = {}): Promise<RunningApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'btp-bench-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: String(poolSize),
+    LOG_LEVEL: 'silent',
+    AGENCY_SIM_DELAY_MS: '0',
+    ...env,
+  });
+  const app = await buildApp(config, { logger: pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }) });
+  const { url } = await app.start();
+  return {
+    app,
+    url,
+    async stop() {
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
