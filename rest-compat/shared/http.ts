@@ -1,5 +1,7 @@
 /** Shared HTTP plumbing of the REST faces: JSON responses, bounded body reading, a small route table. */
+import { z } from 'zod';
 import { DomainError } from '../../src/domain/errors.ts';
+import { fail, onWire } from '../../src/domain/request-schema.ts';
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -99,13 +101,15 @@ export class RouteTable<C> {
   }
 }
 
+/** A query-string boolean: `true` or `false` (a boolean on the wire); anything else is BAD_REQUEST. */
+export const queryBooleanSchema = onWire(z.enum(['true', 'false'], { error: fail('BAD_REQUEST') }), { type: 'boolean' });
+
 /** Parses a query-string boolean: `true`/`false` (absent = undefined); anything else is BAD_REQUEST. */
 export function queryBoolean(url: URL, name: string): boolean | undefined {
   const v = url.searchParams.get(name);
   if (v === null) return undefined;
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new DomainError('BAD_REQUEST', { message: `${name} must be true or false.`, path: [name] });
+  if (!queryBooleanSchema.safeParse(v).success) throw new DomainError('BAD_REQUEST', { message: `${name} must be true or false.`, path: [name] });
+  return v === 'true';
 }
 
 /** A query-string value, or undefined when absent. */

@@ -13,9 +13,8 @@ import { RouteTable, json, readJsonBody } from '../shared/http.ts';
 import { V2_INVOICE_FIELDS, v2Invoice, v2Time, type InvoiceView } from './wire.ts';
 import { v2CashReceipt } from './wire.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
-import { CANCEL_REASON_MAX } from '../../src/domain/invoices/invoices.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';
-import { isPlainObject } from '../../src/domain/validation.ts';
+import { parseCancelInvoiceBody, parseSendEmailBody } from './requests.ts';
 import { queryString } from '../shared/http.ts';
 
 export interface V2Context extends GraphQLContext {
@@ -91,12 +90,8 @@ export const v2Routes = new RouteTable<V2Context>()
   .add('POST', '/v2/invoices/:id/cancel', async (req, params, ctx) => {
     v2Principal(ctx, true);
     const id = invoiceId(params.id);
-    const body = await readJsonBody(req, ctx.maxBodyBytes);
-    if (body !== undefined && !isPlainObject(body)) throw new DomainError('BAD_REQUEST');
-    const reason = (body as { reason?: unknown } | undefined)?.reason;
-    if (reason !== undefined && reason !== null && typeof reason !== 'string') throw new DomainError('BAD_REQUEST', { path: ['reason'] });
-    if (typeof reason === 'string' && [...reason].length > CANCEL_REASON_MAX) throw new DomainError('CANCEL_REASON_TOO_LONG', { path: ['reason'] });
-    const data = await run<{ cancelInvoice: { invoice: InvoiceView } }>(ctx, CANCEL_INVOICE, { id, reason: reason ?? null });
+    const { reason } = parseCancelInvoiceBody(await readJsonBody(req, ctx.maxBodyBytes));
+    const data = await run<{ cancelInvoice: { invoice: InvoiceView } }>(ctx, CANCEL_INVOICE, { id, reason });
     return ok(v2Invoice(data.cancelInvoice.invoice));
   })
   .add('GET', '/v2/cash-receipts/:id', async (_req, params, ctx) => {
@@ -125,11 +120,7 @@ export const v2Routes = new RouteTable<V2Context>()
   .add('POST', '/v2/cash-receipts/:id/send-email', async (req, params, ctx) => {
     v2Principal(ctx, true);
     const id = receiptId(params.id);
-    const body = await readJsonBody(req, ctx.maxBodyBytes);
-    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw new DomainError('BAD_REQUEST');
-    const email = (body as { email?: unknown } | undefined)?.email;
-    if (email === undefined || email === null) throw new DomainError('BAD_REQUEST', { path: ['email'], message: 'email is required.' });
-    if (typeof email !== 'string') throw new DomainError('RECEIPT_EMAIL_INVALID', { path: ['email'] });
+    const { email } = parseSendEmailBody(await readJsonBody(req, ctx.maxBodyBytes));
     await run(ctx, SEND_EMAIL, { id, email });
     return json(200, { code: V2_OK });
   });

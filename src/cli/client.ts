@@ -16,7 +16,19 @@ export interface GraphQLResponse<T> {
   errors?: { message: string; extensions?: { code?: string; [k: string]: unknown }; path?: (string | number)[] }[];
 }
 
+/** What `ServiceClient.request` received, for an `onResponse` hook. */
+export interface ReceivedResponse {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
 export class ServiceClient {
+  /** Called with every response `request` receives (tests check them against /openapi.json); a throw fails the call. */
+  onResponse?: (r: ReceivedResponse) => void;
+
   constructor(
     readonly baseUrl: string,
     private readonly fetchImpl: typeof fetch = fetch,
@@ -57,6 +69,7 @@ export class ServiceClient {
     } catch {
       json = text;
     }
+    this.onResponse?.({ method, path, status: res.status, body: json, headers: res.headers });
     return { status: res.status, body: json, headers: res.headers };
   }
 

@@ -1,5 +1,6 @@
 /** KST calendar dates (spec: dateAfter/dateBefore are `YYYY-MM-DD` in KST, inclusive). */
-import { DomainError } from './errors.ts';
+import { z } from 'zod';
+import { fail, parseRequest } from './request-schema.ts';
 
 const KST_OFFSET_MS = 9 * 3_600_000;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -21,19 +22,25 @@ export interface DateRange {
   until: Date | null;
 }
 
+/** A `YYYY-MM-DD` KST date bound (INVALID_DATE_RANGE_FORMAT otherwise); absent or null = open. */
+export const kstDateSchema = z
+  .string({ error: fail('INVALID_DATE_RANGE_FORMAT') })
+  .regex(DATE_RE)
+  .refine((text) => kstDayStart(text) !== null)
+  .nullish()
+  .meta({ description: 'A calendar date `YYYY-MM-DD` in KST (inclusive).', format: 'date' });
+
+/** The inclusive KST range, dateAfter first. */
+export const kstRangeSchema = z
+  .object({ dateAfter: kstDateSchema, dateBefore: kstDateSchema })
+  .transform(({ dateAfter, dateBefore }): DateRange => ({
+    from: dateAfter == null ? null : kstDayStart(dateAfter),
+    until: dateBefore == null ? null : new Date(kstDayStart(dateBefore)!.getTime() + 86_400_000),
+  }));
+
 /** Parses the inclusive KST range; INVALID_DATE_RANGE_FORMAT when a bound is not `YYYY-MM-DD`. */
 export function parseKstRange(dateAfter?: string | null, dateBefore?: string | null): DateRange {
-  const range: DateRange = { from: null, until: null };
-  if (dateAfter !== undefined && dateAfter !== null) {
-    range.from = kstDayStart(dateAfter);
-    if (!range.from) throw new DomainError('INVALID_DATE_RANGE_FORMAT', { path: ['dateAfter'] });
-  }
-  if (dateBefore !== undefined && dateBefore !== null) {
-    const start = kstDayStart(dateBefore);
-    if (!start) throw new DomainError('INVALID_DATE_RANGE_FORMAT', { path: ['dateBefore'] });
-    range.until = new Date(start.getTime() + 86_400_000);
-  }
-  return range;
+  return parseRequest(kstRangeSchema, { dateAfter, dateBefore });
 }
 
 /** The KST calendar date of an instant, `YYYY-MM-DD`. */

@@ -25,6 +25,8 @@ import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
 import { json } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
+import { handleApiDocs } from './docs.ts';
+import { createSofaApi, SOFA_BASE } from './sofa-api.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
 import { createLogger } from './logger.ts';
 import { lookup } from 'node:dns/promises';
@@ -142,6 +144,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     },
   });
 
+  // The API description (/openapi.json, /docs) and the GraphQL operations as REST (/api), through the same context.
+  const sofa = createSofaApi(contextFor, onUnexpected, config.MAX_BODY_BYTES);
+
   async function handle(request: Request): Promise<Response> {
     const incoming = request.headers.get('x-request-id');
     const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
@@ -164,6 +169,10 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         response = await handleV2(request, ctx, onUnexpected(requestId));
       } else if (path === '/bank-notifications') {
         response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, onUnexpected(requestId));
+      } else if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) {
+        response = (await handleApiDocs(request, path)) ?? json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
+      } else if (path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) {
+        response = await sofa(request, path, requestId);
       } else if (path === '/healthz') {
         response = json(200, { status: 'ok' });
       } else if (path === '/readyz') {

@@ -15,6 +15,8 @@ import { randomAlnum } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { ServiceClient } from '../../src/cli/client.ts';
+import { expect } from 'vitest';
+import { checkResponse, reportOpenApiCheckCounts } from './openapi-check.ts';
 
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
 export const dbLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
@@ -73,6 +75,15 @@ export async function freshDatabase(opts: { migrated?: boolean } = {}): Promise<
   };
 }
 
+/** The running test file, for the OpenAPI check report (none outside vitest). */
+function testFile(): string {
+  try {
+    return expect.getState().testPath ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export interface TestApp {
   app: App;
   url: string;
@@ -81,18 +92,25 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+/**
+ * Starts the app on port 0. Every response its client's `request` receives is checked against /openapi.json
+ * (test/helpers/openapi-check.ts): a response the document does not allow fails the call, so the test fails.
+ */
+export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string>; checkOpenApi?: boolean } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'btp-test-'));
   const { database, drop } = await freshDatabase();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', AGENCY_SIM_DELAY_MS: '0', ...(opts.env ?? {}) });
   const app = await buildApp(config, { database, clock: opts.clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const { url } = await app.start();
+  const client = new ServiceClient(url);
+  if (opts.checkOpenApi !== false) client.onResponse = (r) => void checkResponse(r.method, r.path, r.status, r.body);
   return {
     app,
     url,
     config,
-    client: new ServiceClient(url),
+    client,
     async stop() {
+      reportOpenApiCheckCounts(testFile());
       await app.stop();
       await drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -9,14 +9,16 @@ import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import { linkedBusinessInfo } from '../business/business-info.ts';
 import { parseKstRange } from '../dates.ts';
 import { inTransaction, type Deps, type Tx } from '../deps.ts';
-import { DomainError } from '../errors.ts';
+import { z } from 'zod';
+import { DomainError, type ErrorCode } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { absentBodyIsEmpty, codePoints, fail, parseRequest } from '../request-schema.ts';
 import { isId, newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { EMAIL_RE, MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
 import { AgencyError } from './agency.ts';
-import { identifierFits, isCashReceiptType, type CashReceiptTypeName } from './identifier.ts';
+import { CASH_RECEIPT_TYPES, identifierFits, isCashReceiptType, type CashReceiptTypeName } from './identifier.ts';
 import { splitCancellation, splitVat } from './vat.ts';
 
 /** The tax authority's number for self-issued income-deduction receipts (010-000-1234). */
@@ -198,14 +200,34 @@ async function registerInline(deps: Deps, receipt: CashReceipt, code: 'AGENCY_AP
 
 // ───────────────────────────── Issue ─────────────────────────────
 
+/** The issue body (spec: POST /v1/cash-receipts): type in the enum (else BAD_REQUEST), identifier fit for the type, amount > 0. */
+export const issueRequestSchema = z
+  .object(
+    {
+      type: z.enum(CASH_RECEIPT_TYPES, { error: fail('INVALID_CASH_RECEIPT_TYPE') }),
+      identifier: z
+        .string({ error: fail('INVALID_CASH_RECEIPT_IDENTIFIER') })
+        .meta({ description: 'PERSONAL: phone number (10-11 digits); CORPORATE: business registration number (10 digits); no hyphens.', pattern: '^\\d{10,11}$' }),
+      // A whole number by refinement, not .int(): zod's int check aborts the object, which would skip the identifier check.
+      amount: z
+        .number({ error: fail('INVALID_CASH_RECEIPT_AMOUNT') })
+        .refine(Number.isSafeInteger)
+        .min(1)
+        .max(MAX_WON)
+        .meta({ type: 'integer', description: 'Won, VAT included, greater than 0.' }),
+    },
+    { error: fail('BAD_REQUEST') },
+  )
+  // Judged as soon as type and identifier are known, and reported at identifier (before amount, in the spec's order).
+  .refine((r) => identifierFits(r.type, r.identifier), {
+    error: fail('INVALID_CASH_RECEIPT_IDENTIFIER'),
+    path: ['identifier'],
+    when: (p) => !p.issues.some((i) => !i.path?.length || i.path[0] === 'type' || i.path[0] === 'identifier'),
+  });
+
 /** Parses an issue request: type in the enum (else BAD_REQUEST), identifier fit for the type, amount > 0. */
 export function parseIssueRequest(raw: unknown): { type: CashReceiptTypeName; identifier: string; amount: number } {
-  if (!isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  if (!isCashReceiptType(raw.type)) throw new DomainError('INVALID_CASH_RECEIPT_TYPE', { path: ['type'] });
-  if (!identifierFits(raw.type, raw.identifier)) throw new DomainError('INVALID_CASH_RECEIPT_IDENTIFIER', { path: ['identifier'] });
-  const amount = raw.amount;
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_WON) throw new DomainError('INVALID_CASH_RECEIPT_AMOUNT', { path: ['amount'] });
-  return { type: raw.type, identifier: raw.identifier as string, amount };
+  return parseRequest(issueRequestSchema, raw);
 }
 
 /** issueCashReceipt (POST /v1/cash-receipts): a PENDING receipt registered with the agency now. */
@@ -393,20 +415,30 @@ async function cancelReceipt(deps: Deps, p: Principal, id: unknown, args: { amou
   return registerInline(deps, cancellation, 'AGENCY_API_FAILED');
 }
 
+/** The v2 cancel body (spec: POST /v2/cash-receipts/{id}/cancel): reason 1-100 characters (missing → BAD_REQUEST/30007), amount > 0 when given. */
+export const cancelRequestSchema = z.preprocess(
+  absentBodyIsEmpty,
+  z.object(
+    {
+      reason: z
+        .string({ error: (iss) => (iss.input === undefined || iss.input === null ? fail('BAD_REQUEST', 'reason is required.') : fail('RECEIPT_CANCEL_REASON_INVALID')) })
+        .refine((v) => v.trim().length > 0 && codePoints(v) <= CANCEL_REASON_MAX)
+        .meta({ description: 'Why the receipt is canceled, 1-100 characters.', minLength: 1, maxLength: CANCEL_REASON_MAX }),
+      amount: z
+        .number({ error: fail('INVALID_CASH_RECEIPT_AMOUNT') })
+        .int()
+        .min(1)
+        .nullish()
+        .transform((v) => v ?? null)
+        .meta({ description: 'Won to cancel; omitted = the whole remaining amount. More than 0 and not above the remaining amount.' }),
+    },
+    { error: fail('BAD_REQUEST') },
+  ),
+);
+
 /** v2 cancel body: reason 1-100 characters (missing → BAD_REQUEST/30007), amount > 0 when given. */
 export function parseCancelRequest(raw: unknown): { reason: string; amount: number | null } {
-  if (raw !== undefined && !isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const body = (raw ?? {}) as Record<string, unknown>;
-  if (body.reason === undefined || body.reason === null) throw new DomainError('BAD_REQUEST', { path: ['reason'], message: 'reason is required.' });
-  if (typeof body.reason !== 'string' || body.reason.trim().length === 0 || [...body.reason].length > CANCEL_REASON_MAX) {
-    throw new DomainError('RECEIPT_CANCEL_REASON_INVALID', { path: ['reason'] });
-  }
-  let amount: number | null = null;
-  if (body.amount !== undefined && body.amount !== null) {
-    if (typeof body.amount !== 'number' || !Number.isSafeInteger(body.amount) || body.amount <= 0) throw new DomainError('INVALID_CASH_RECEIPT_AMOUNT', { path: ['amount'] });
-    amount = body.amount;
-  }
-  return { reason: body.reason, amount };
+  return parseRequest(cancelRequestSchema, raw);
 }
 
 /** cancelCashReceipt (POST /v2/cash-receipts/{id}/cancel): full or partial; returns the cancellation receipt. */
@@ -428,18 +460,40 @@ export async function revokeCashReceipt(deps: Deps, principal: Principal | null,
 
 // ───────────────────────────── Reissue ─────────────────────────────
 
+/**
+ * The reissue body (spec: reissue table), for an original of `originalType`: type in the enum (240002), no self-issue
+ * as CORPORATE (240002), identifier required unless self-issued and fit for the type (240003). The identifier is
+ * judged last (after type and selfIssued) and ignored for a self-issued receipt.
+ */
+export function reissueRequestSchema(originalType: CashReceiptTypeName) {
+  const body = z
+    .object(
+      {
+        identifier: z
+          .string()
+          .nullish()
+          .catch(undefined)
+          .meta({ description: 'Required unless selfIssued is true; same format as issuing (phone 10-11 digits or business number 10 digits).', pattern: '^\\d{10,11}$' }),
+        type: z.enum(CASH_RECEIPT_TYPES, { error: fail('RECEIPT_INVALID_TYPE') }).nullish().meta({ description: 'PERSONAL or CORPORATE; omitted = the original type.' }),
+        selfIssued: z.boolean({ error: fail('BAD_REQUEST') }).nullish().meta({ description: 'Reissue as self-issued (not with CORPORATE).' }),
+      },
+      { error: fail('BAD_REQUEST') },
+    )
+    .transform((b, ctx) => {
+      const type = b.type ?? originalType;
+      const selfIssued = b.selfIssued === true;
+      const issue = (code: ErrorCode, path: string, message?: string) => (ctx.issues.push({ code: 'custom', input: b, path: [path], message: fail(code, message) }), z.NEVER);
+      if (selfIssued && type === 'CORPORATE') return issue('RECEIPT_INVALID_TYPE', 'selfIssued', 'A self-issued receipt cannot be CORPORATE.');
+      if (selfIssued) return { type, identifier: SELF_ISSUE_IDENTIFIER, selfIssued };
+      if (!identifierFits(type, b.identifier)) return issue('RECEIPT_INVALID_IDENTIFIER', 'identifier');
+      return { type, identifier: b.identifier as string, selfIssued };
+    });
+  return z.preprocess(absentBodyIsEmpty, body);
+}
+
 /** Parses a reissue body (spec: reissue table): type in the enum (240002), no self-issue as CORPORATE (240002), identifier required unless self-issued and fit for the type (240003). */
 export function parseReissueRequest(raw: unknown, originalType: CashReceiptTypeName): { type: CashReceiptTypeName; identifier: string; selfIssued: boolean } {
-  if (raw !== undefined && !isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const body = (raw ?? {}) as Record<string, unknown>;
-  if (body.type !== undefined && body.type !== null && !isCashReceiptType(body.type)) throw new DomainError('RECEIPT_INVALID_TYPE', { path: ['type'] });
-  const type = (body.type as CashReceiptTypeName | undefined) ?? originalType;
-  if (body.selfIssued !== undefined && body.selfIssued !== null && typeof body.selfIssued !== 'boolean') throw new DomainError('BAD_REQUEST', { path: ['selfIssued'] });
-  const selfIssued = body.selfIssued === true;
-  if (selfIssued && type === 'CORPORATE') throw new DomainError('RECEIPT_INVALID_TYPE', { path: ['selfIssued'], message: 'A self-issued receipt cannot be CORPORATE.' });
-  if (selfIssued) return { type, identifier: SELF_ISSUE_IDENTIFIER, selfIssued };
-  if (!identifierFits(type, body.identifier)) throw new DomainError('RECEIPT_INVALID_IDENTIFIER', { path: ['identifier'] });
-  return { type, identifier: body.identifier as string, selfIssued };
+  return parseRequest(reissueRequestSchema(originalType), raw);
 }
 
 /** reissueCashReceipt (POST /v2/cash-receipts/{id}/reissue): a FAILED original, once → a new ORIGINAL receipt. */

@@ -4,7 +4,8 @@
  * depositor name is the account's verification code verifies it (stored hidden, never matched); any other deposit
  * is matched to at most one invoice in the same transaction that stores it.
  */
-import type { Invoice, Transaction } from '../../generated/prisma/client.ts';
+import { z } from 'zod';
+import type { Invoice, Prisma, Transaction } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
 import { bankAccountSnapshot } from '../bank-accounts/bank-accounts.ts';
@@ -16,12 +17,14 @@ import { recordEvents } from '../events/outbox.ts';
 import { isId, newId } from '../ids.ts';
 import { addHistory, invoiceEvent, loadInvoiceFor } from '../invoices/invoices.ts';
 import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-state.ts';
+import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
+import { codePoints, fail, parseRequest } from '../request-schema.ts';
 import { sha256Hex } from '../secrets.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
-import { MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
-import { decideMatch, type AutoMatchMethod } from './name-matching.ts';
+import { MAX_WON, searchNormalize } from '../validation.ts';
+import { decideMatch, removeBrackets, type AutoMatchMethod } from './name-matching.ts';
 
 export interface BankNotification {
   notificationId: string;
@@ -32,24 +35,35 @@ export interface BankNotification {
 
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+const invalid = (field: string, rule: string) => ({ error: fail('VALIDATION_FAILED', `${field} must be ${rule}.`) });
+
+/** A bank notification body (POST /bank-notifications): notificationId 1-200, depositorName 1-100, amount 1..MAX_WON, receivedAt ISO 8601 with zone. */
+export const bankNotificationSchema = z.object(
+  {
+    notificationId: z
+      .string(invalid('notificationId', 'a string of 1-200 characters'))
+      .min(1)
+      .max(200)
+      .meta({ description: 'Unique per bank account; the same id again returns the first transaction and changes nothing.' }),
+    depositorName: z
+      .string(invalid('depositorName', 'a string of 1-100 characters'))
+      .refine((v) => v.trim().length >= 1 && codePoints(v) <= 100, invalid('depositorName', 'a string of 1-100 characters'))
+      .transform((v) => v.trim())
+      .meta({ description: 'Depositor name as the bank reports it (surrounding spaces are removed).', minLength: 1, maxLength: 100 }),
+    amount: z.number({ error: fail('INVALID_AMOUNT') }).int().min(1).max(MAX_WON).meta({ description: 'Won, greater than 0.' }),
+    receivedAt: z
+      .string(invalid('receivedAt', 'an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00'))
+      .regex(ISO_WITH_ZONE)
+      .transform((v) => new Date(v))
+      .refine((at) => !Number.isNaN(at.getTime()), invalid('receivedAt', 'an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00'))
+      .meta({ description: 'Deposit time per the bank, ISO 8601 with a zone, e.g. `2026-11-21T19:00:00+09:00`.' }),
+  },
+  { error: fail('BAD_REQUEST') },
+);
+
 /** Validates a bank notification body: notificationId 1-200, depositorName 1-100, amount 1..MAX_WON, receivedAt ISO 8601 with zone. */
 export function parseBankNotification(raw: unknown): BankNotification {
-  if (!isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const { notificationId, depositorName, amount, receivedAt } = raw;
-  if (typeof notificationId !== 'string' || notificationId.length < 1 || notificationId.length > 200) {
-    throw new DomainError('VALIDATION_FAILED', { path: ['notificationId'], message: 'notificationId must be a string of 1-200 characters.' });
-  }
-  if (typeof depositorName !== 'string' || depositorName.trim().length < 1 || [...depositorName].length > 100) {
-    throw new DomainError('VALIDATION_FAILED', { path: ['depositorName'], message: 'depositorName must be a string of 1-100 characters.' });
-  }
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_WON) {
-    throw new DomainError('INVALID_AMOUNT', { path: ['amount'] });
-  }
-  const at = typeof receivedAt === 'string' && ISO_WITH_ZONE.test(receivedAt) ? new Date(receivedAt) : null;
-  if (!at || Number.isNaN(at.getTime())) {
-    throw new DomainError('VALIDATION_FAILED', { path: ['receivedAt'], message: 'receivedAt must be an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00.' });
-  }
-  return { notificationId, depositorName: depositorName.trim(), amount, receivedAt: at };
+  return parseRequest(bankNotificationSchema, raw);
 }
 
 function transactionSearchText(accountNumber: string, depositorName: string): string {
@@ -110,19 +124,65 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
   }
 }
 
-/** Pending, unexpired invoices of the workspace with this amount that can receive on this account. */
-async function candidateInvoices(tx: Tx, workspaceId: string, bankAccountId: string, amount: number, now: Date): Promise<Invoice[]> {
+/** Prisma's `contains`/`startsWith` pass LIKE wildcards through (and a backslash breaks the pattern): escape them. */
+const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
+
+/** The characters removeBrackets() acts on: the opening brackets it removes from and JavaScript `\s`. */
+const NAME_CHANGING_CHARS = ['(', '[', '{', '（', '【', ...Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c)).filter((c) => /\s/.test(c))];
+
+/**
+ * Pending, unexpired invoices of the workspace with this amount that can receive on this account, oldest first, whose
+ * customer name satisfies `nameFilter` (at most 200).
+ */
+async function candidateInvoices(
+  tx: Tx,
+  workspaceId: string,
+  bankAccountId: string,
+  amount: number,
+  now: Date,
+  nameFilter: Prisma.InvoiceWhereInput,
+): Promise<Invoice[]> {
   return tx.invoice.findMany({
     where: {
       workspaceId,
       amount,
       status: 'PENDING',
       OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-      AND: [{ OR: [{ bankAccountIds: { isEmpty: true } }, { bankAccountIds: { has: bankAccountId } }] }],
+      AND: [{ OR: [{ bankAccountIds: { isEmpty: true } }, { bankAccountIds: { has: bankAccountId } }] }, nameFilter],
     },
     orderBy: { createdAt: 'asc' },
     take: 200,
   });
+}
+
+/**
+ * The candidates decideMatch() needs, fetched by name instead of by amount alone (a workspace can hold thousands of
+ * pending invoices with a popular amount; reading them all is slow, and cutting them at 200 missed the right one).
+ * decideMatch() lets the first method with any hit decide, so:
+ *  - EXACT hits are exactly the invoices named `depositName` (an indexed lookup); when there are any, they decide;
+ *  - otherwise the candidates are a superset of every BRACKET_REMOVAL and NAME_PREFIX hit: invoices named
+ *    removeBrackets(depositName), invoices with a character removeBrackets() acts on that contain every character of
+ *    removeBrackets(depositName) (removeBrackets only deletes characters), and, when the deposit name has exactly the
+ *    bank's truncation length, invoices whose name starts with it. decideMatch() then picks among them as before.
+ */
+export async function matchCandidates(tx: Tx, trx: Pick<Transaction, 'workspaceId' | 'bankAccountId' | 'amount' | 'description'>, truncation: number, now: Date): Promise<Invoice[]> {
+  const fetch = (nameFilter: Prisma.InvoiceWhereInput) => candidateInvoices(tx, trx.workspaceId, trx.bankAccountId, trx.amount, now, nameFilter);
+  const depositName = trx.description;
+  const exact = await fetch({ customerName: depositName });
+  if (exact.length > 0) return exact;
+  const bare = removeBrackets(depositName);
+  const alternatives: Prisma.InvoiceWhereInput[] = [];
+  if (bare.length > 0) {
+    alternatives.push({ customerName: bare });
+    alternatives.push({
+      AND: [
+        { OR: NAME_CHANGING_CHARS.map((c) => ({ customerName: { contains: likeLiteral(c) } })) },
+        ...[...new Set(bare)].map((c) => ({ customerName: { contains: likeLiteral(c) } })),
+      ],
+    });
+  }
+  if ([...depositName].length === truncation) alternatives.push({ customerName: { startsWith: likeLiteral(depositName) } });
+  return alternatives.length > 0 ? fetch({ OR: alternatives }) : [];
 }
 
 /**
@@ -131,8 +191,8 @@ async function candidateInvoices(tx: Tx, workspaceId: string, bankAccountId: str
  * conditional, and `matchedInvoiceId` is unique). Ambiguity leaves the deposit unmatched with the candidates noted.
  */
 async function matchDeposit(deps: Deps, tx: Tx, trx: Transaction, provider: string, now: Date): Promise<Transaction> {
-  const candidates = await candidateInvoices(tx, trx.workspaceId, trx.bankAccountId, trx.amount, now);
   const truncation = findBankProvider(provider)?.depositorNameLength ?? Number.POSITIVE_INFINITY;
+  const candidates = await matchCandidates(tx, trx, truncation, now);
   const decision = decideMatch(trx.description, candidates, truncation);
   if (decision.kind === 'NONE') return trx;
   if (decision.kind === 'AMBIGUOUS') {
@@ -179,6 +239,7 @@ async function completeMatch(
   });
   const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: invoiceId } });
   await addHistory(tx, invoiceId, 'paid', now, actor, { trigger: 'DEPOSIT', transactionId: trx.id, matchMethod: method });
+  await autoIssueForPaidInvoice(tx, invoice, now);
   await recordEvents(tx, trx.workspaceId, [
     invoiceEvent('invoice.paid', invoice, now, { trigger: 'DEPOSIT', transaction: transactionSnapshot(matched) }),
   ]);

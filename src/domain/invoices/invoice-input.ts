@@ -1,11 +1,13 @@
 /**
- * Invoice field rules (spec: POST /v1/invoices body, Limits, Errors). One parser for every face: REST bodies arrive
- * as untyped JSON and GraphQL inputs as typed values; both go through here and get the spec's codes, checked in the
- * order of the spec's table.
+ * Invoice field rules (spec: POST /v1/invoices body, Limits, Errors) as zod schemas. One parser for every face: REST
+ * bodies arrive as untyped JSON and GraphQL inputs as typed values; both go through here and get the spec's codes,
+ * checked in the order of the spec's table. The same schemas describe the bodies in /openapi.json.
  */
-import { identifierFits, isCashReceiptType, type CashReceiptTypeName } from '../cash-receipts/identifier.ts';
+import { z } from 'zod';
+import { CASH_RECEIPT_TYPES, identifierFits, type CashReceiptTypeName } from '../cash-receipts/identifier.ts';
 import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
-import { DomainError } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
+import { codePoints, fail, onWire, parseRequest } from '../request-schema.ts';
 import { EMAIL_RE, MAX_WON, isPlainObject } from '../validation.ts';
 
 export interface CustomerInput {
@@ -32,98 +34,132 @@ export interface CreateInvoiceInput {
 export const METADATA_LIMITS = { pairs: 5, keyLength: 64, valueLength: 1024 } as const;
 export const CUSTOMER_NAME_MAX = 16;
 
+const E = (code: ErrorCode) => ({ error: fail(code) });
+
 /** customer.name: 1-16 characters (code points), no whitespace. */
-export function parseCustomerName(v: unknown): string {
-  if (typeof v !== 'string') throw new DomainError('INVALID_CUSTOMER_NAME', { path: ['customer', 'name'] });
-  const len = [...v].length;
-  if (len < 1 || len > CUSTOMER_NAME_MAX || /\s/u.test(v)) throw new DomainError('INVALID_CUSTOMER_NAME', { path: ['customer', 'name'] });
-  return v;
-}
+export const customerNameSchema = z
+  .string(E('INVALID_CUSTOMER_NAME'))
+  .refine((v) => codePoints(v) >= 1 && codePoints(v) <= CUSTOMER_NAME_MAX && !/\s/u.test(v), E('INVALID_CUSTOMER_NAME'))
+  .meta({ description: 'Depositor name: 1-16 characters, no spaces. Must equal the name on the bank notification.', minLength: 1, maxLength: CUSTOMER_NAME_MAX, pattern: '^\\S+$' });
 
-/** customer.email: 5-255 characters of e-mail shape; null/absent clears. */
-export function parseEmail(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length < 5 || v.length > 255 || !EMAIL_RE.test(v)) {
-    throw new DomainError('INVALID_EMAIL', { path: ['customer', 'email'] });
-  }
-  return v;
-}
+/** customer.email: 5-255 characters of e-mail shape; null/absent = none. */
+export const customerEmailSchema = z
+  .string(E('INVALID_EMAIL'))
+  .min(5)
+  .max(255)
+  .regex(EMAIL_RE)
+  .nullish()
+  .transform((v) => v ?? null)
+  .meta({ description: 'Buyer e-mail, 5-255 characters.' });
 
-/** customer.phoneNumber: digits only, 10-11 digits; null/absent clears. */
-export function parsePhoneNumber(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || !/^\d{10,11}$/.test(v)) throw new DomainError('INVALID_PHONE_NUMBER', { path: ['customer', 'phoneNumber'] });
-  return v;
-}
+/** customer.phoneNumber: digits only, 10-11 digits; null/absent = none. */
+export const customerPhoneNumberSchema = z
+  .string(E('INVALID_PHONE_NUMBER'))
+  .regex(/^\d{10,11}$/)
+  .nullish()
+  .transform((v) => v ?? null)
+  .meta({ description: 'Buyer phone number, digits only (10-11 digits).' });
 
 /** amount: a whole number of won, greater than 0, that fits the column. */
-export function parseAmount(v: unknown): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0 || v > MAX_WON) throw new DomainError('INVALID_AMOUNT', { path: ['amount'] });
-  return v;
-}
+export const amountSchema = z.number(E('INVALID_AMOUNT')).int().min(1).max(MAX_WON).meta({ description: 'Amount in won, greater than 0.' });
 
-/** cashReceipt: `type` in the enum (else BAD_REQUEST) and an identifier that fits it; null/absent = none. */
-export function parseCashReceiptRequest(v: unknown): CashReceiptRequest | null {
-  if (v === undefined || v === null) return null;
-  if (!isPlainObject(v)) throw new DomainError('INVALID_CASH_RECEIPT_TYPE', { path: ['cashReceipt'] });
-  if (!isCashReceiptType(v.type)) throw new DomainError('INVALID_CASH_RECEIPT_TYPE', { path: ['cashReceipt', 'type'] });
-  if (!identifierFits(v.type, v.identifier)) throw new DomainError('INVALID_CASH_RECEIPT_IDENTIFIER', { path: ['cashReceipt', 'identifier'] });
-  return { type: v.type, identifier: v.identifier };
-}
+/** cashReceipt: `type` in the enum (else BAD_REQUEST in v1) and an identifier that fits it. */
+export const cashReceiptRequestSchema = z
+  .object(
+    {
+      type: z.enum(CASH_RECEIPT_TYPES, E('INVALID_CASH_RECEIPT_TYPE')),
+      identifier: z
+        .string(E('INVALID_CASH_RECEIPT_IDENTIFIER'))
+        .meta({ description: 'PERSONAL: phone number (10-11 digits); CORPORATE: business registration number (10 digits); no hyphens.', pattern: '^\\d{10,11}$' }),
+    },
+    E('INVALID_CASH_RECEIPT_TYPE'),
+  )
+  .refine((c) => identifierFits(c.type, c.identifier), { ...E('INVALID_CASH_RECEIPT_IDENTIFIER'), path: ['identifier'] })
+  .meta({ description: 'A cash receipt to issue when the invoice is paid.' });
 
-/** expireAfter: a duration above zero and at most 365 days; absent/null = never expires. */
-export function parseExpireAfter(v: unknown): number | null {
-  if (v === undefined || v === null) return null;
-  const ms = typeof v === 'string' ? parseDuration(v) : null;
-  if (ms === null || ms <= 0) throw new DomainError('INVALID_DURATION', { path: ['expireAfter'] });
-  if (ms > MAX_EXPIRY_MS) throw new DomainError('EXPIRE_AFTER_EXCEEDS_MAXIMUM', { path: ['expireAfter'] });
-  return ms;
-}
+/** cashReceipt as a request field: null/absent = none. */
+export const optionalCashReceiptSchema = cashReceiptRequestSchema.nullish().transform((v): CashReceiptRequest | null => v ?? null);
 
-/** metadata: string keys to string values; at most 5 pairs, keys ≤ 64 and values ≤ 1024 characters. */
-export function parseMetadata(v: unknown): Record<string, string> | null {
-  if (v === undefined || v === null) return null;
-  if (!isPlainObject(v)) throw new DomainError('INVALID_METADATA', { path: ['metadata'] });
-  const entries = Object.entries(v);
-  for (const [, value] of entries) {
-    if (typeof value !== 'string') throw new DomainError('INVALID_METADATA', { path: ['metadata'] });
-  }
-  if (entries.length > METADATA_LIMITS.pairs) throw new DomainError('METADATA_KEY_VALUE_PAIR_LIMIT_EXCEEDED', { path: ['metadata'] });
-  for (const [key, value] of entries) {
-    if ([...key].length > METADATA_LIMITS.keyLength) throw new DomainError('METADATA_KEY_LENGTH_LIMIT_EXCEEDED', { path: ['metadata', key] });
-    if ([...(value as string)].length > METADATA_LIMITS.valueLength) throw new DomainError('METADATA_VALUE_LENGTH_LIMIT_EXCEEDED', { path: ['metadata', key] });
-  }
-  // Own properties only, on a fresh object: `__proto__` stays a plain key, never a prototype.
-  const out: Record<string, string> = {};
-  for (const [key, value] of entries) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  return out;
-}
+/** expireAfter: a duration above zero and at most 365 days (milliseconds); absent/null = never expires. */
+export const expireAfterSchema = z
+  .string(E('INVALID_DURATION'))
+  .transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === null || ms <= 0) ctx.issues.push({ code: 'custom', input: v, message: fail('INVALID_DURATION') });
+    else if (ms > MAX_EXPIRY_MS) ctx.issues.push({ code: 'custom', input: v, message: fail('EXPIRE_AFTER_EXCEEDS_MAXIMUM') });
+    else return ms;
+    return z.NEVER;
+  })
+  .nullish()
+  .transform((v) => v ?? null)
+  .meta({
+    description: 'Time until the invoice expires, at most 365 days: ISO 8601 (`PT30M`, `P1DT6H20M`, `P1W`) or short form (`30m`, `1d 6h 20m`, `7d`). Omitted = never expires.',
+  });
 
-/** bankAccountIds: an array of strings (empty = all accounts); duplicates removed. */
-export function parseBankAccountIds(v: unknown): string[] {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string') || v.length > 100) {
-    throw new DomainError('INVALID_BANK_ACCOUNT_IDS', { path: ['bankAccountIds'] });
-  }
-  return [...new Set(v as string[])];
-}
+/**
+ * metadata: string keys to string values; at most 5 pairs, keys ≤ 64 and values ≤ 1024 characters; absent/null = none.
+ * Checked over the raw object (zod's record skips a `__proto__` key, which must stay a plain key here), so its wire
+ * JSON Schema is registered from the same limits.
+ */
+export const metadataSchema = onWire(
+  z
+    .unknown()
+    .optional()
+    .transform((v, ctx): Record<string, string> | null => {
+    if (v === undefined || v === null) return null;
+    const issue = (code: ErrorCode, path: string[] = []) => (ctx.issues.push({ code: 'custom', input: v, path, message: fail(code) }), z.NEVER);
+    if (!isPlainObject(v)) return issue('INVALID_METADATA');
+    const entries = Object.entries(v);
+    if (entries.some(([, value]) => typeof value !== 'string')) return issue('INVALID_METADATA');
+    if (entries.length > METADATA_LIMITS.pairs) return issue('METADATA_KEY_VALUE_PAIR_LIMIT_EXCEEDED');
+    for (const [key, value] of entries) {
+      if (codePoints(key) > METADATA_LIMITS.keyLength) return issue('METADATA_KEY_LENGTH_LIMIT_EXCEEDED', [key]);
+      if (codePoints(value as string) > METADATA_LIMITS.valueLength) return issue('METADATA_VALUE_LENGTH_LIMIT_EXCEEDED', [key]);
+    }
+    // Own properties only, on a fresh object: `__proto__` stays a plain key, never a prototype.
+    const out: Record<string, string> = {};
+    for (const [key, value] of entries) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    return out;
+  }),
+  {
+    type: ['object', 'null'],
+    description: 'String keys to string values: at most 5 pairs, keys up to 64 and values up to 1024 characters.',
+    maxProperties: METADATA_LIMITS.pairs,
+    propertyNames: { type: 'string', maxLength: METADATA_LIMITS.keyLength },
+    additionalProperties: { type: 'string', maxLength: METADATA_LIMITS.valueLength },
+  },
+);
+
+/** bankAccountIds: an array of at most 100 strings (empty = all accounts); duplicates removed. */
+export const bankAccountIdsSchema = z
+  .array(z.string(E('INVALID_BANK_ACCOUNT_IDS')), E('INVALID_BANK_ACCOUNT_IDS'))
+  .max(100)
+  .transform((v) => [...new Set(v)])
+  .meta({ description: 'Receiving bank account ids (`bac_...`); an empty array means every registered account.' });
+
+/** Where the invoice fields report errors raised on an item (an id in bankAccountIds reports at the field). */
+export const INVOICE_REPORT_AT = { INVALID_BANK_ACCOUNT_IDS: ['bankAccountIds'] } as const;
+
+/** The create-invoice body (spec: POST /v1/invoices), fields in the spec's order. */
+export const createInvoiceSchema = z.object(
+  {
+    bankAccountIds: bankAccountIdsSchema,
+    customer: z.preprocess(
+      (v) => v ?? {},
+      z.object({ name: customerNameSchema, email: customerEmailSchema, phoneNumber: customerPhoneNumberSchema }, E('INVALID_CUSTOMER_NAME')),
+    ),
+    amount: amountSchema,
+    cashReceipt: optionalCashReceiptSchema,
+    expireAfter: expireAfterSchema,
+    metadata: metadataSchema,
+  },
+  E('BAD_REQUEST'),
+);
 
 /** Parses a create-invoice request in the spec's field order. */
 export function parseCreateInvoiceInput(raw: unknown): CreateInvoiceInput {
-  if (!isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const bankAccountIds = parseBankAccountIds(raw.bankAccountIds);
-  const customer = raw.customer;
-  if (customer !== undefined && customer !== null && !isPlainObject(customer)) {
-    throw new DomainError('INVALID_CUSTOMER_NAME', { path: ['customer'] });
-  }
-  const c = (customer ?? {}) as Record<string, unknown>;
-  const name = parseCustomerName(c.name);
-  const email = parseEmail(c.email);
-  const phoneNumber = parsePhoneNumber(c.phoneNumber);
-  const amount = parseAmount(raw.amount);
-  const cashReceipt = parseCashReceiptRequest(raw.cashReceipt);
-  const expireAfterMs = parseExpireAfter(raw.expireAfter);
-  const metadata = parseMetadata(raw.metadata);
-  return { bankAccountIds, customer: { name, email, phoneNumber }, amount, cashReceipt, expireAfterMs, metadata };
+  const { bankAccountIds, customer, amount, cashReceipt, expireAfter, metadata } = parseRequest(createInvoiceSchema, raw, { reportAt: INVOICE_REPORT_AT });
+  return { bankAccountIds, customer, amount, cashReceipt, expireAfterMs: expireAfter, metadata };
 }
 
 /** The lower-cased, hyphen-free text the list search looks in: name, e-mail, phone, cash-receipt identifier. */

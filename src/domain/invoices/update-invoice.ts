@@ -9,10 +9,21 @@ import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincip
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { inTransaction, type Deps, type Tx } from '../deps.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
-import { DomainError } from '../errors.ts';
+import { z } from 'zod';
+import { DomainError, type ErrorCode } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { isPlainObject } from '../validation.ts';
-import { invoiceSearchText, parseAmount, parseBankAccountIds, parseCashReceiptRequest, parseCustomerName, parseEmail, parsePhoneNumber, type CashReceiptRequest } from './invoice-input.ts';
+import { fail, parseRequest } from '../request-schema.ts';
+import {
+  INVOICE_REPORT_AT,
+  amountSchema,
+  bankAccountIdsSchema,
+  cashReceiptRequestSchema,
+  customerEmailSchema,
+  customerNameSchema,
+  customerPhoneNumberSchema,
+  invoiceSearchText,
+  type CashReceiptRequest,
+} from './invoice-input.ts';
 import { applyInvoiceTransition, assertTransitionAllowed } from './invoice-state.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, loadInvoiceFor } from './invoices.ts';
 import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
@@ -33,42 +44,61 @@ export interface InvoiceChanges {
   resendGuideEmail: boolean;
 }
 
+const E = (code: ErrorCode) => ({ error: fail(code) });
+
+/** The PATCH body (spec: PATCH /v2/invoices/{id}), fields in the spec's order; `expiresAt` is judged against `now`. */
+export function invoiceChangesSchema(now: Date) {
+  return z
+    .object(
+      {
+        customer: z
+          .object({ name: customerNameSchema.optional(), email: customerEmailSchema.optional(), phoneNumber: customerPhoneNumberSchema.optional() }, E('INVALID_CUSTOMER_NAME'))
+          .optional(),
+        amount: amountSchema.optional(),
+        expiresAt: z
+          .number(E('INVALID_EXPIRES_AT'))
+          .int()
+          .transform((s) => new Date(s * 1000))
+          .refine((at) => at.getTime() > now.getTime() && at.getTime() <= now.getTime() + MAX_EXPIRY_MS, E('INVALID_EXPIRES_AT'))
+          .nullable()
+          .optional()
+          .meta({ description: 'New expiry in Unix seconds: later than now and within 365 days; null removes the expiry.' }),
+        extendDays: z
+          .number(E('INVALID_EXTEND_DAYS'))
+          .int()
+          .min(1)
+          .max(EXTEND_DAYS_MAX)
+          .optional()
+          .meta({ description: 'Extends the expiry by this many days from the current expiry (or from now when expired or none); wins over expiresAt.' }),
+        bankAccountIds: bankAccountIdsSchema.optional(),
+        cashReceipt: cashReceiptRequestSchema.nullable().optional(),
+        resendGuideEmail: z
+          .boolean(E('BAD_REQUEST'))
+          .optional()
+          .meta({ description: 'Re-send the payment-guide e-mail when amount or expiry changed (default false).' }),
+      },
+      E('BAD_REQUEST'),
+    )
+    .transform((b): InvoiceChanges => {
+      const c: InvoiceChanges = { resendGuideEmail: b.resendGuideEmail ?? false };
+      if (b.customer?.name !== undefined) c.customerName = b.customer.name;
+      if (b.customer?.email !== undefined) c.customerEmail = b.customer.email;
+      if (b.customer?.phoneNumber !== undefined) c.customerPhoneNumber = b.customer.phoneNumber;
+      if (b.amount !== undefined) c.amount = b.amount;
+      if (b.expiresAt !== undefined) c.expiresAt = b.expiresAt;
+      if (b.extendDays !== undefined) c.extendDays = b.extendDays;
+      if (b.bankAccountIds !== undefined) c.bankAccountIds = b.bankAccountIds;
+      if (b.cashReceipt !== undefined) c.cashReceipt = b.cashReceipt;
+      return c;
+    })
+    .refine((c) => CHANGE_FIELDS.some((k) => c[k] !== undefined), E('NO_FIELD_TO_CHANGE'));
+}
+
+const CHANGE_FIELDS = ['customerName', 'customerEmail', 'customerPhoneNumber', 'amount', 'expiresAt', 'extendDays', 'bankAccountIds', 'cashReceipt'] as const;
+
 /** Parses a PATCH body with the v2 field codes (220002-220009); 30007 for an unreadable body. */
 export function parseInvoiceChanges(raw: unknown, now: Date): InvoiceChanges {
-  if (!isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const c: InvoiceChanges = { resendGuideEmail: false };
-  if (raw.customer !== undefined) {
-    if (!isPlainObject(raw.customer)) throw new DomainError('INVALID_CUSTOMER_NAME', { path: ['customer'] });
-    const cust = raw.customer;
-    if (cust.name !== undefined) c.customerName = parseCustomerName(cust.name);
-    if (cust.email !== undefined) c.customerEmail = parseEmail(cust.email);
-    if (cust.phoneNumber !== undefined) c.customerPhoneNumber = parsePhoneNumber(cust.phoneNumber);
-  }
-  if (raw.amount !== undefined) c.amount = parseAmount(raw.amount);
-  if (raw.expiresAt !== undefined) {
-    if (raw.expiresAt === null) c.expiresAt = null;
-    else {
-      const s = raw.expiresAt;
-      if (typeof s !== 'number' || !Number.isSafeInteger(s)) throw new DomainError('INVALID_EXPIRES_AT', { path: ['expiresAt'] });
-      const at = new Date(s * 1000);
-      if (at.getTime() <= now.getTime() || at.getTime() > now.getTime() + MAX_EXPIRY_MS) throw new DomainError('INVALID_EXPIRES_AT', { path: ['expiresAt'] });
-      c.expiresAt = at;
-    }
-  }
-  if (raw.extendDays !== undefined) {
-    const d = raw.extendDays;
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 1 || d > EXTEND_DAYS_MAX) throw new DomainError('INVALID_EXTEND_DAYS', { path: ['extendDays'] });
-    c.extendDays = d;
-  }
-  if (raw.bankAccountIds !== undefined) c.bankAccountIds = parseBankAccountIds(raw.bankAccountIds);
-  if (raw.cashReceipt !== undefined) c.cashReceipt = parseCashReceiptRequest(raw.cashReceipt);
-  if (raw.resendGuideEmail !== undefined) {
-    if (typeof raw.resendGuideEmail !== 'boolean') throw new DomainError('BAD_REQUEST', { path: ['resendGuideEmail'] });
-    c.resendGuideEmail = raw.resendGuideEmail;
-  }
-  const changes = ['customerName', 'customerEmail', 'customerPhoneNumber', 'amount', 'expiresAt', 'extendDays', 'bankAccountIds', 'cashReceipt'] as const;
-  if (!changes.some((k) => c[k] !== undefined)) throw new DomainError('NO_FIELD_TO_CHANGE');
-  return c;
+  return parseRequest(invoiceChangesSchema(now), raw, { reportAt: INVOICE_REPORT_AT });
 }
 
 /** The new expiry: extendDays from the current expiry (or from now when expired or none) wins over expiresAt. */

@@ -1,0 +1,290 @@
+/**
+ * Builds /openapi.json (OpenAPI 3.1) from the zod schemas: request bodies and query parameters are the schemas the
+ * service parses them with (rendered with zod 4's `z.toJSONSchema`, input side), responses and webhook payloads the
+ * schemas of ./components.ts and ./webhooks.ts (output side). Error bodies are rendered from ERROR_TABLE per version,
+ * with each status's exact codes as an enum. Named schemas (`.meta({ id })`) become `#/components/schemas/<id>`.
+ */
+import { z } from 'zod';
+import { ERROR_TABLE, type ErrorCode } from '../../src/domain/errors.ts';
+import { wireSchemas } from '../../src/domain/request-schema.ts';
+import { V2CashReceipt, idOf } from './components.ts';
+import { OPERATIONS, type Face, type Operation } from './operations.ts';
+import { WEBHOOK_EVENTS } from './webhooks.ts';
+
+export const OPENAPI_VERSION = '1.2.0';
+
+type Json = Record<string, unknown>;
+
+/** Renders a zod schema to JSON Schema; its named parts go to `components` and are referenced from here. */
+function renderer(components: Json) {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node && typeof node === 'object') {
+      const out: Json = {};
+      for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rewrite(v);
+      return out;
+    }
+    return node;
+  };
+  return (schema: z.ZodType, io: 'input' | 'output'): Json => {
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      // Where a value is parsed from more than its wire form (query integers, metadata), say what it is on the wire.
+      override: ({ zodSchema, jsonSchema }) => {
+        const wire = wireSchemas.get(zodSchema);
+        if (!wire) return;
+        const description = (jsonSchema as Json).description;
+        for (const k of Object.keys(jsonSchema)) delete (jsonSchema as Json)[k];
+        Object.assign(jsonSchema, wire, description && !wire.description ? { description } : {});
+      },
+    }) as Json;
+    const { $schema: _dialect, $defs, ...root } = json;
+    for (const [id, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+      const rendered = rewrite(def);
+      if (id in components && JSON.stringify(components[id]) !== JSON.stringify(rendered)) throw new Error(`OpenAPI component ${id} renders two ways`);
+      components[id] = rendered;
+    }
+    return rewrite(root) as Json;
+  };
+}
+
+// ───────────────────────────── errors ─────────────────────────────
+
+/** The `data` a v2 error carries for a code (rest-compat/v2/handler.ts v2ErrorData); null for the rest. */
+const V2_ERROR_DATA: Partial<Record<ErrorCode, z.ZodType>> = {
+  INVOICE_ALREADY_EXISTS: z
+    .object({ invoiceId: idOf('invoice', 'The pending invoice it conflicts with.'), number: z.int() })
+    .meta({ id: 'V2ConflictData', description: 'The conflicting pending invoice.' }),
+  RECEIPT_NOT_CANCELABLE: z
+    .object({ reason: z.enum(['NTS_PENDING', 'NOT_ISSUED', 'FULLY_CANCELED', 'CANCELLATION_RECEIPT']), message: z.string() })
+    .meta({ id: 'V2NotCancelableData', description: 'Why the receipt cannot be canceled.' }),
+  AGENCY_API_FAILED: V2CashReceipt.nullable().meta({ description: 'The receipt, now FAILED (the original is unchanged on cancel).' }),
+  AGENCY_EMAIL_FAILED: z
+    .object({ code: z.string(), message: z.string() })
+    .meta({ id: 'V2AgencyErrorData', description: 'The agency\'s own code and message.' }),
+};
+V2_ERROR_DATA.RECEIPT_NOT_REVOCABLE = V2_ERROR_DATA.RECEIPT_NOT_CANCELABLE;
+
+const uniq = <T>(xs: T[]) => [...new Set(xs)];
+const codeList = (codes: string[]) => z.enum(codes as [string, ...string[]]);
+
+/** Error responses of a v1 or v2 operation: one per status, `code` an enum of exactly the codes of that status. */
+function errorResponses(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
+  const version = op.face as 'v1' | 'v2';
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of uniq([...op.errors])) {
+    const status = ERROR_TABLE[code][version].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, Json> = {};
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const wire = (c: ErrorCode) => ERROR_TABLE[c][version].code;
+    let schema: z.ZodType;
+    if (version === 'v1') {
+      schema = z.object({ code: codeList(uniq(codes.map(wire))), data: z.null() });
+    } else {
+      const plain = codes.filter((c) => !V2_ERROR_DATA[c]);
+      const variants: z.ZodType[] = [];
+      if (plain.length) variants.push(z.object({ code: codeList(uniq(plain.map(wire))), data: z.null() }));
+      for (const c of codes.filter((c) => V2_ERROR_DATA[c])) {
+        const v = z.object({ code: z.literal(wire(c)), data: V2_ERROR_DATA[c]! });
+        if (!variants.some((x) => JSON.stringify(z.toJSONSchema(x, { unrepresentable: 'any' })) === JSON.stringify(z.toJSONSchema(v, { unrepresentable: 'any' })))) variants.push(v);
+      }
+      schema = variants.length === 1 ? variants[0] : z.union(variants as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+    }
+    const lines = uniq(codes.map((c) => `- \`${wire(c)}\`: ${ERROR_TABLE[c].message}`));
+    out[String(status)] = { description: `Error (${version} body).\n\n${lines.join('\n')}`, content: { 'application/json': { schema: render(schema, 'output') } } };
+  }
+  return out;
+}
+
+const OAUTH_ERROR = (errors: string[], description: string, withDescription = true) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          error: { type: 'string', enum: errors },
+          ...(withDescription ? { error_description: { type: 'string', description: 'What went wrong.' } } : {}),
+        },
+        required: withDescription ? ['error', 'error_description'] : ['error'],
+        additionalProperties: false,
+      },
+    },
+  },
+});
+
+/** RFC 6749 §5.2 / RFC 7009 error bodies `{error, error_description}` (src/domain/oauth/oauth.ts OAuthError). */
+function oauthErrors(op: Operation): Record<string, Json> {
+  const bad = op.operationId === 'oauthToken' ? ['invalid_request', 'invalid_grant', 'unsupported_grant_type'] : ['invalid_request'];
+  return {
+    '400': OAUTH_ERROR(bad, 'The request is malformed (not form-urlencoded, a parameter missing or repeated)' + (bad.length > 1 ? ', or the code is invalid, expired, used or for another redirect URI.' : '.')),
+    '401': OAUTH_ERROR(['invalid_client'], 'Client authentication failed (missing or wrong client id or secret).'),
+    '413': OAUTH_ERROR(['invalid_request'], 'The body is too large.'),
+    '500': OAUTH_ERROR(['server_error'], 'Server error.', false),
+  };
+}
+
+/** Bank-notification errors `{code, message, field?}` (src/http/bank-notifications.ts), codes from the v1 rendering. */
+function bankErrors(render: ReturnType<typeof renderer>): Record<string, Json> {
+  const codes: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'INTERNAL_SERVER_ERROR'];
+  const byStatus = new Map<number, string[]>();
+  for (const c of codes) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
+  const out: Record<string, Json> = {};
+  for (const [status, wire] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const schema = z.object({
+      code: codeList(wire),
+      message: z.string(),
+      field: z.string().optional().meta({ description: 'The field that failed (dotted path).' }),
+    });
+    out[String(status)] = { description: `Error: ${wire.map((w) => `\`${w}\``).join(', ')}.`, content: { 'application/json': { schema: render(schema, 'output') } } };
+  }
+  return out;
+}
+
+// ───────────────────────────── the document ─────────────────────────────
+
+const SECURITY: Record<Face, Json[]> = {
+  v1: [{ apiKey: [] }],
+  v2: [{ apiKey: [] }],
+  // HTTP Basic, or client_id and client_secret in the form (no security scheme for that).
+  oauth: [{ oauthClient: [] }, {}],
+  bank: [{ notificationToken: [] }],
+};
+
+const TAGS = [
+  { name: 'v1 invoices', description: 'Invoices (orders) in the v1 API: string codes, `{code, data}` envelope.' },
+  { name: 'v1 transactions', description: 'Deposits received from the bank feed.' },
+  { name: 'v1 cash receipts', description: 'Cash receipts issued through the agency.' },
+  { name: 'v2 invoices', description: 'Invoices in the v2 API: numeric codes, `{code: "10001", data}`, Unix seconds.' },
+  { name: 'v2 cash receipts', description: 'Cash receipt cancel, reissue and e-mail.' },
+  { name: 'OAuth apps', description: 'The authorization-code grant and token revocation (form-urlencoded, RFC 6749 / RFC 7009).' },
+  { name: 'Bank notifications', description: 'What a bank feed posts for each deposit.' },
+];
+
+/** A query parameter is absent or text, never null: drops the null a nullish schema allows. */
+function withoutNull(schema: Json): Json {
+  const anyOf = schema.anyOf as Json[] | undefined;
+  if (anyOf) {
+    const rest = anyOf.filter((s) => s.type !== 'null');
+    const { anyOf: _null, ...outer } = schema;
+    return rest.length === 1 ? { ...outer, ...rest[0] } : { ...outer, anyOf: rest };
+  }
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((t) => t !== 'null');
+    return { ...schema, type: types.length === 1 ? types[0] : types };
+  }
+  return schema;
+}
+
+function operationObject(op: Operation, render: ReturnType<typeof renderer>): Json {
+  const parameters: Json[] = [];
+  if (op.pathId) parameters.push({ name: 'id', in: 'path', required: true, description: op.pathId.description, schema: { type: 'string' } });
+  if (op.query) {
+    const q = render(op.query, 'input') as { properties: Record<string, Json>; required?: string[] };
+    for (const [name, schema] of Object.entries(q.properties)) {
+      const { description, ...rest } = withoutNull(schema);
+      parameters.push({ name, in: 'query', required: (q.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest });
+    }
+  }
+  const ok = { description: op.ok.description, content: { 'application/json': { schema: render(op.ok.schema, 'output') } } };
+  const responses: Json = { [String(op.ok.status)]: ok };
+  if (op.ok.alsoStatus) responses[String(op.ok.alsoStatus.status)] = { ...ok, description: op.ok.alsoStatus.description };
+  Object.assign(responses, op.face === 'oauth' ? oauthErrors(op) : op.face === 'bank' ? bankErrors(render) : errorResponses(op, render));
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    security: SECURITY[op.face],
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: op.body.required,
+            content: { [op.body.form ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: render(op.body.schema, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const WEBHOOK_HEADERS = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id (the same on every retry and replay: deduplicate on it).', schema: { type: 'string' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string' } },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the base64 part of the `whsec_` secret; two space-separated signatures for 24 hours after a rotation.',
+    schema: { type: 'string' },
+  },
+];
+
+/** The OpenAPI 3.1 document of the service (deterministic: the same code gives the same JSON). */
+export function buildOpenApiDocument(): Json {
+  const components: Json = {};
+  const render = renderer(components);
+  const paths: Record<string, Json> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op, render);
+  const webhooks: Record<string, Json> = {};
+  for (const ev of WEBHOOK_EVENTS) {
+    webhooks[ev.type] = {
+      post: {
+        operationId: `webhook_${ev.type.replace('.', '_')}`,
+        summary: ev.type,
+        description: `${ev.summary} Delivered as a POST to each enabled webhook of the versions shown; any 2xx is success, otherwise 6 more attempts; 410 Gone stops retrying and disables the webhook.`,
+        tags: ['Webhooks'],
+        // The receiver authenticates the sender by the signature header, not by a credential.
+        security: [],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ev.payloads.length === 1 ? render(ev.payloads[0], 'output') : { anyOf: ev.payloads.map((p) => render(p, 'output')) } } },
+        },
+        responses: { '200': { description: 'Received (any 2xx).' }, '410': { description: 'Gone: stop delivering and disable the webhook.' } },
+      },
+    };
+  }
+  const schemas = Object.fromEntries(Object.keys(components).sort().map((k) => [k, components[k]]));
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Bank-transfer payments API',
+      version: OPENAPI_VERSION,
+      summary: 'Invoices matched to bank-transfer deposits, cash receipts, OAuth apps (REST v1 and v2).',
+      description:
+        'REST v1 (`/v1`, string codes, `{code, data, totalItems?}`) and REST v2 (`/v2`, numeric codes, `{code: "10001", data}`, Unix seconds) over one core; the same API key works on both. Generated from the zod schemas that validate the requests (`npm run openapi:write`). GraphQL is served at `/graphql` (SDL in `schema/schema.graphql`).',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '{base_url}', description: 'The service address.', variables: { base_url: { default: 'http://localhost:4000', description: 'Where the service runs (`npm start` listens on port 4000).' } } }],
+    tags: [...TAGS, { name: 'Webhooks', description: 'Events POSTed to registered webhooks (Standard Webhooks signing).' }],
+    paths,
+    webhooks,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (`sk_live_...`, from the dashboard) or an OAuth access token (`oat_...`). Read-only keys cannot write; account-limited keys see only their accounts.',
+        },
+        oauthClient: { type: 'http', scheme: 'basic', description: 'OAuth client authentication: `client_id` (`oap_...`) and `client_secret` (`oas_...`), URL-encoded (RFC 6749 §2.3.1).' },
+        notificationToken: { type: 'http', scheme: 'bearer', description: 'The bank account\'s notification token (`bnt_...`).' },
+      },
+    },
+  };
+}
+
+let cached: string | null = null;
+
+/** The document as served and committed: JSON with two-space indentation and a final newline. */
+export function openApiJson(): string {
+  cached ??= JSON.stringify(buildOpenApiDocument(), null, 2) + '\n';
+  return cached;
+}

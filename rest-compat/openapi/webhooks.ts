@@ -1,0 +1,117 @@
+/**
+ * The webhook payloads (src/events/webhook-payloads.ts) for the OpenAPI 3.1 `webhooks` section: one envelope
+ * `{id, type, createdAt, workspaceId, data}` whose invoice and deposit are in the wire format of the webhook's
+ * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks.
+ */
+import { z } from 'zod';
+import { V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
+
+const v1Time = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/).meta({ description: 'ISO 8601, written `.000+00:00`.' });
+const unixSeconds = z.int().meta({ description: 'Unix seconds.' });
+
+const envelope = (id: string, version: 'V1' | 'V2', type: string, data: z.ZodType, description: string) =>
+  z
+    .object({
+      id: idOf('event', 'The event id; also the `webhook-id` header, the same on every retry and replay.'),
+      type: z.literal(type),
+      createdAt: version === 'V1' ? v1Time : unixSeconds,
+      workspaceId: idOf('workspace'),
+      data,
+    })
+    .meta({ id, description });
+
+const trigger = z.enum(['DEPOSIT', 'API_CALL']).meta({ description: 'DEPOSIT: a deposit matched (automatically or by hand); API_CALL: mark-as-paid.' });
+const reason = z.string().nullable().meta({ description: 'The v2 cancel reason, or null.' });
+
+/** The deposit of a V2 invoice.paid (v2 timestamps; the account as it was when the deposit arrived). */
+const V2Transaction = z
+  .object({
+    id: idOf('transaction'),
+    bankAccount: z.record(z.string(), z.unknown()).meta({ description: 'The receiving account as it was when the deposit arrived.' }),
+    matchedInvoiceId: idOf('invoice').nullable(),
+    matchMethod: z.string().nullable().meta({ description: 'EXACT, BRACKET_REMOVAL, NAME_PREFIX or MANUAL (new values may appear).' }),
+    amount: z.int(),
+    description: z.string().meta({ description: 'Depositor name.' }),
+    receivedAt: unixSeconds,
+    matchedAt: unixSeconds.nullable(),
+    createdAt: unixSeconds,
+  })
+  .meta({ id: 'V2WebhookTransaction', description: 'A deposit in a V2 webhook payload.' });
+
+/** A cash receipt as the receipt events carry it (the stored record, ISO 8601 timestamps). */
+const ReceiptSnapshot = z
+  .looseObject({
+    id: idOf('cashReceipt'),
+    status: z.enum(['PENDING', 'ISSUED', 'FAILED', 'REVOKED', 'CANCELED']),
+    kind: z.enum(['ORIGINAL', 'CANCELLATION']),
+    amount: z.int(),
+    relatedInvoiceId: idOf('invoice').nullable(),
+    ntsConfirmNum: z.string().nullable(),
+    issuedAt: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'WebhookCashReceipt', description: 'The cash receipt record (more fields may be present).' });
+
+// Data objects are open: an event may carry more details (e.g. invoice.updated's changedFields) than listed.
+const data = (shape: z.ZodRawShape) => z.looseObject(shape);
+
+export interface WebhookEvent {
+  type: string;
+  summary: string;
+  payloads: z.ZodType[];
+}
+
+export const WEBHOOK_EVENTS: WebhookEvent[] = [
+  {
+    type: 'invoice.created',
+    summary: 'An invoice was created (V1 and V2 webhooks).',
+    payloads: [
+      envelope('V1InvoiceCreatedEvent', 'V1', 'invoice.created', data({ invoice: V1Invoice }), 'invoice.created to a V1 webhook.'),
+      envelope('V2InvoiceCreatedEvent', 'V2', 'invoice.created', data({ invoice: V2Invoice }), 'invoice.created to a V2 webhook.'),
+    ],
+  },
+  {
+    type: 'invoice.paid',
+    summary: 'An invoice was paid by a deposit or by mark-as-paid (V1 and V2 webhooks).',
+    payloads: [
+      envelope('V1InvoicePaidEvent', 'V1', 'invoice.paid', data({ invoice: V1Invoice, trigger, transaction: V1Transaction.nullable() }), 'invoice.paid to a V1 webhook.'),
+      envelope('V2InvoicePaidEvent', 'V2', 'invoice.paid', data({ invoice: V2Invoice, trigger, transaction: V2Transaction.nullable() }), 'invoice.paid to a V2 webhook.'),
+    ],
+  },
+  {
+    type: 'invoice.updated',
+    summary: 'A pending invoice was changed with PATCH /v2/invoices/{id} (V2 webhooks).',
+    payloads: [
+      envelope(
+        'V2InvoiceUpdatedEvent',
+        'V2',
+        'invoice.updated',
+        data({
+          invoice: V2Invoice,
+          changedFields: z.array(z.string()).meta({ description: 'The invoice fields that changed.' }),
+          guideEmailSent: z.boolean().meta({ description: 'Whether the payment-guide e-mail was sent.' }),
+        }),
+        'invoice.updated to a V2 webhook.',
+      ),
+    ],
+  },
+  {
+    type: 'invoice.canceled',
+    summary: 'An invoice was canceled (v2 cancel or v1 delete; V2 webhooks).',
+    payloads: [envelope('V2InvoiceCanceledEvent', 'V2', 'invoice.canceled', data({ invoice: V2Invoice, reason }), 'invoice.canceled to a V2 webhook.')],
+  },
+  {
+    type: 'invoice.deleted',
+    summary: 'An invoice was deleted or canceled (v1 delete or v2 cancel; V1 webhooks).',
+    payloads: [envelope('V1InvoiceDeletedEvent', 'V1', 'invoice.deleted', data({ invoice: V1Invoice, reason }), 'invoice.deleted to a V1 webhook.')],
+  },
+  {
+    type: 'receipt.issued',
+    summary: 'The tax authority issued a cash receipt (V2 webhooks).',
+    payloads: [envelope('V2ReceiptIssuedEvent', 'V2', 'receipt.issued', data({ cashReceipt: ReceiptSnapshot }), 'receipt.issued to a V2 webhook.')],
+  },
+  {
+    type: 'receipt.failed',
+    summary: 'The tax authority refused a cash receipt (V2 webhooks).',
+    payloads: [envelope('V2ReceiptFailedEvent', 'V2', 'receipt.failed', data({ cashReceipt: ReceiptSnapshot }), 'receipt.failed to a V2 webhook.')],
+  },
+];

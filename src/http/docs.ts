@@ -1,0 +1,66 @@
+/**
+ * The machine-readable API description and its reference page: `GET /openapi.json` (OpenAPI 3.1, built from the zod
+ * schemas by rest-compat/openapi) and `GET /docs`, Swagger UI rendering it from files served out of
+ * node_modules/swagger-ui-dist (no CDN: the page works offline).
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { openApiJson } from '../../rest-compat/openapi/document.ts';
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+let assetDir: string | null = null;
+const assetPath = (name: string) => join((assetDir ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))), name);
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Bank-transfer payments API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/reference.js"></script>
+</body>
+</html>
+`;
+
+// Its own file rather than an inline script, so the page works under a strict Content-Security-Policy.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#reference',
+  deepLinking: true,
+  displayOperationId: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'BaseLayout',
+});
+`;
+
+const headers = (type: string, extra: Record<string, string> = {}) => ({ 'content-type': type, 'x-content-type-options': 'nosniff', ...extra });
+
+/** Answers GET /openapi.json, /docs and the page's assets; null for any other path. */
+export async function handleApiDocs(request: Request, path: string): Promise<Response | null> {
+  const isDocs = path === '/openapi.json' || path === '/docs' || path === '/docs/' || path === '/docs/reference.js' || path.startsWith('/docs/assets/');
+  if (!isDocs) return null;
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return new Response(JSON.stringify({ code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }), { status: 405, headers: headers('application/json; charset=utf-8', { allow: 'GET, HEAD' }) });
+  }
+  if (path === '/openapi.json') return new Response(openApiJson(), { headers: headers('application/json; charset=utf-8', { 'access-control-allow-origin': '*' }) });
+  if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: headers('text/html; charset=utf-8') });
+  if (path === '/docs/reference.js') return new Response(INIT, { headers: headers('text/javascript; charset=utf-8') });
+  const name = path.slice('/docs/assets/'.length);
+  const type = ASSETS[name];
+  if (!type) return new Response(JSON.stringify({ code: 'NOT_FOUND', message: 'No such file.' }), { status: 404, headers: headers('application/json; charset=utf-8') });
+  return new Response(await readFile(assetPath(name)), { headers: headers(type, { 'cache-control': 'public, max-age=86400' }) });
+}

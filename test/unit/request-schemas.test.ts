@@ -1,0 +1,82 @@
+/**
+ * The request parsers are zod schemas whose first failing field (in the spec's order) becomes the DomainError:
+ * code, path and message as the faces render them (v1/v2 codes, GraphQL `extensions.field`, bank-notification `field`).
+ */
+import { describe, expect, it } from 'vitest';
+import { parseCancelRequest, parseIssueRequest, parseReissueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
+import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
+import { parseSendEmailBody, parseCancelInvoiceBody } from '../../rest-compat/v2/requests.ts';
+
+function refusal(f: () => unknown): { code: string; path: string[] | null; message: string } | null {
+  try {
+    f();
+    return null;
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    return { code: e.code, path: e.path, message: e.message };
+  }
+}
+
+const invoice = { bankAccountIds: [], customer: { name: '홍길동' }, amount: 1000 };
+const now = new Date('2026-11-22T00:00:00Z');
+
+describe('request schemas: the first failing field decides (code, path, message)', () => {
+  it.each([
+    ['create: not an object', () => parseCreateInvoiceInput('x'), 'BAD_REQUEST', null],
+    ['create: an id that is not a string reports at bankAccountIds', () => parseCreateInvoiceInput({ ...invoice, bankAccountIds: ['bac_a', 5] }), 'INVALID_BANK_ACCOUNT_IDS', ['bankAccountIds']],
+    ['create: no customer reports at customer.name', () => parseCreateInvoiceInput({ ...invoice, customer: null }), 'INVALID_CUSTOMER_NAME', ['customer', 'name']],
+    ['create: a customer that is not an object reports at customer', () => parseCreateInvoiceInput({ ...invoice, customer: 'x' }), 'INVALID_CUSTOMER_NAME', ['customer']],
+    ['create: name before amount', () => parseCreateInvoiceInput({ ...invoice, customer: { name: '' }, amount: 0 }), 'INVALID_CUSTOMER_NAME', ['customer', 'name']],
+    ['create: cash receipt type before identifier', () => parseCreateInvoiceInput({ ...invoice, cashReceipt: { type: 'X', identifier: 5 } }), 'INVALID_CASH_RECEIPT_TYPE', ['cashReceipt', 'type']],
+    ['create: identifier unfit for its type', () => parseCreateInvoiceInput({ ...invoice, cashReceipt: { type: 'CORPORATE', identifier: '01012345678' } }), 'INVALID_CASH_RECEIPT_IDENTIFIER', ['cashReceipt', 'identifier']],
+    ['create: a metadata value that is not a string reports at metadata', () => parseCreateInvoiceInput({ ...invoice, metadata: { ['k'.repeat(65)]: 'v', b: 1 } }), 'INVALID_METADATA', ['metadata']],
+    ['create: a metadata key too long reports at its key', () => parseCreateInvoiceInput({ ...invoice, metadata: { ['k'.repeat(65)]: 'v' } }), 'METADATA_KEY_LENGTH_LIMIT_EXCEEDED', ['metadata', 'k'.repeat(65)]],
+    ['update: nothing to change', () => parseInvoiceChanges({ customer: {} }, now), 'NO_FIELD_TO_CHANGE', null],
+    ['update: expiresAt in the past', () => parseInvoiceChanges({ expiresAt: now.getTime() / 1000 - 1 }, now), 'INVALID_EXPIRES_AT', ['expiresAt']],
+    ['update: resendGuideEmail not a boolean', () => parseInvoiceChanges({ amount: 5, resendGuideEmail: 'yes' }, now), 'BAD_REQUEST', ['resendGuideEmail']],
+    ['issue: identifier before amount (the fit is judged once type is known)', () => parseIssueRequest({ type: 'PERSONAL', identifier: '12', amount: 1.5 }), 'INVALID_CASH_RECEIPT_IDENTIFIER', ['identifier']],
+    ['receipt cancel: no body → reason is required', () => parseCancelRequest(undefined), 'BAD_REQUEST', ['reason']],
+    ['receipt cancel: a blank reason', () => parseCancelRequest({ reason: '  ' }), 'RECEIPT_CANCEL_REASON_INVALID', ['reason']],
+    ['reissue: self-issued as CORPORATE (original type)', () => parseReissueRequest({ selfIssued: true }, 'CORPORATE'), 'RECEIPT_INVALID_TYPE', ['selfIssued']],
+    ['reissue: type before selfIssued', () => parseReissueRequest({ type: 'X', selfIssued: 'x' }, 'PERSONAL'), 'RECEIPT_INVALID_TYPE', ['type']],
+    ['reissue: identifier missing', () => parseReissueRequest({}, 'PERSONAL'), 'RECEIPT_INVALID_IDENTIFIER', ['identifier']],
+    ['bank notification: receivedAt without a zone', () => parseBankNotification({ notificationId: 'n', depositorName: 'a', amount: 1, receivedAt: '2026-11-21T19:00:00' }), 'VALIDATION_FAILED', ['receivedAt']],
+    ['invoice cancel: reason over 200 characters', () => parseCancelInvoiceBody({ reason: 'r'.repeat(201) }), 'CANCEL_REASON_TOO_LONG', ['reason']],
+    ['send-email: no email', () => parseSendEmailBody({}), 'BAD_REQUEST', ['email']],
+    ['send-email: not an address', () => parseSendEmailBody({ email: 'nope' }), 'RECEIPT_EMAIL_INVALID', ['email']],
+  ])('%s → %s %j', (_name, f, code, path) => {
+    expect(refusal(f)).toMatchObject({ code, path });
+  });
+
+  it('messages the spec returns are kept (bank notifications, required fields)', () => {
+    expect(refusal(() => parseBankNotification({ notificationId: '', depositorName: 'a', amount: 1, receivedAt: '2026-11-21T19:00:00Z' }))?.message).toBe(
+      'notificationId must be a string of 1-200 characters.',
+    );
+    expect(refusal(() => parseCancelRequest({}))?.message).toBe('reason is required.');
+    expect(refusal(() => parseReissueRequest({ selfIssued: true }, 'CORPORATE'))?.message).toBe('A self-issued receipt cannot be CORPORATE.');
+    expect(refusal(() => parseCreateInvoiceInput({ ...invoice, amount: 0 }))?.message).toBe('amount must be a whole number of won greater than 0 (at most 2,147,483,647).');
+  });
+
+  it('parsed values are the ones the domain uses (deduplicated ids, trimmed depositor, defaults)', () => {
+    expect(parseCreateInvoiceInput({ ...invoice, bankAccountIds: ['bac_a', 'bac_a'], expireAfter: '1h' })).toEqual({
+      bankAccountIds: ['bac_a'],
+      customer: { name: '홍길동', email: null, phoneNumber: null },
+      amount: 1000,
+      cashReceipt: null,
+      expireAfterMs: 3_600_000,
+      metadata: null,
+    });
+    expect(parseBankNotification({ notificationId: 'n', depositorName: ' 홍길동 ', amount: 5, receivedAt: '2026-11-21T19:00:00+09:00' })).toEqual({
+      notificationId: 'n',
+      depositorName: '홍길동',
+      amount: 5,
+      receivedAt: new Date('2026-11-21T10:00:00Z'),
+    });
+    expect(parseInvoiceChanges({ customer: { email: null }, extendDays: 3 }, now)).toEqual({ resendGuideEmail: false, customerEmail: null, extendDays: 3 });
+    expect(parseReissueRequest({ selfIssued: true, identifier: 5 }, 'PERSONAL')).toEqual({ type: 'PERSONAL', identifier: '0100001234', selfIssued: true });
+    expect(parseCancelRequest({ reason: 'x' })).toEqual({ reason: 'x', amount: null });
+  });
+});
