@@ -5,6 +5,7 @@
  * and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, unrelated) and truncation lengths. PGlite
  * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
  */
+import { removeBrackets } from '../../src/domain/deposits/name-matching.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { matchCandidates } from '../../src/domain/deposits/deposits.ts';
@@ -41,6 +42,7 @@ try {
       number: i + 1,
       issuerId: 'acc_1',
       customerName: n,
+      customerNameBare: removeBrackets(n),
       amount: 1 + rnd(3),
       searchText: n,
       bankAccountIds: rnd(4) === 0 ? ['bac_other'] : [],

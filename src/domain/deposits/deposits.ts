@@ -5,7 +5,7 @@
  * is matched to at most one invoice in the same transaction that stores it.
  */
 import { z } from 'zod';
-import type { Invoice, Prisma, Transaction } from '../../generated/prisma/client.ts';
+import type { Invoice, Transaction } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
 import { bankAccountSnapshot } from '../bank-accounts/bank-accounts.ts';
@@ -124,65 +124,37 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
   }
 }
 
-/** Prisma's `contains`/`startsWith` pass LIKE wildcards through (and a backslash breaks the pattern): escape them. */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
-
-/** The characters removeBrackets() acts on: the opening brackets it removes from and JavaScript `\s`. */
-const NAME_CHANGING_CHARS = ['(', '[', '{', '（', '【', ...Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c)).filter((c) => /\s/.test(c))];
-
 /**
- * Pending, unexpired invoices of the workspace with this amount that can receive on this account, oldest first, whose
- * customer name satisfies `nameFilter` (at most 200).
- */
-async function candidateInvoices(
-  tx: Tx,
-  workspaceId: string,
-  bankAccountId: string,
-  amount: number,
-  now: Date,
-  nameFilter: Prisma.InvoiceWhereInput,
-): Promise<Invoice[]> {
-  return tx.invoice.findMany({
-    where: {
-      workspaceId,
-      amount,
-      status: 'PENDING',
-      OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-      AND: [{ OR: [{ bankAccountIds: { isEmpty: true } }, { bankAccountIds: { has: bankAccountId } }] }, nameFilter],
-    },
-    orderBy: { createdAt: 'asc' },
-    take: 200,
-  });
-}
-
-/**
- * The candidates decideMatch() needs, fetched by name instead of by amount alone (a workspace can hold thousands of
- * pending invoices with a popular amount; reading them all is slow, and cutting them at 200 missed the right one).
- * decideMatch() lets the first method with any hit decide, so:
- *  - EXACT hits are exactly the invoices named `depositName` (an indexed lookup); when there are any, they decide;
- *  - otherwise the candidates are a superset of every BRACKET_REMOVAL and NAME_PREFIX hit: invoices named
- *    removeBrackets(depositName), invoices with a character removeBrackets() acts on that contain every character of
- *    removeBrackets(depositName) (removeBrackets only deletes characters), and, when the deposit name has exactly the
- *    bank's truncation length, invoices whose name starts with it. decideMatch() then picks among them as before.
+ * Pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account and whose
+ * name could match it — fetched through indexes, never by scanning every invoice of that amount:
+ *  - EXACT hits are the invoices named exactly like the deposit (index on workspace, name, amount, status); when there
+ *    are any, they decide;
+ *  - otherwise: invoices whose bracket-free name equals the deposit's bracket-free name (BRACKET_REMOVAL, index on
+ *    customerNameBare), and, when the deposit's name has exactly the bank's truncation length, invoices whose name
+ *    starts with it (NAME_PREFIX, text_pattern_ops index). decideMatch() then picks among them.
  */
 export async function matchCandidates(tx: Tx, trx: Pick<Transaction, 'workspaceId' | 'bankAccountId' | 'amount' | 'description'>, truncation: number, now: Date): Promise<Invoice[]> {
-  const fetch = (nameFilter: Prisma.InvoiceWhereInput) => candidateInvoices(tx, trx.workspaceId, trx.bankAccountId, trx.amount, now, nameFilter);
   const depositName = trx.description;
-  const exact = await fetch({ customerName: depositName });
+  const base = `SELECT * FROM "Invoice"
+     WHERE "workspaceId" = $1 AND amount = $2 AND status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > $3::timestamptz)
+       AND (cardinality("bankAccountIds") = 0 OR $4 = ANY("bankAccountIds"))`;
+  const params = [trx.workspaceId, trx.amount, now.toISOString(), trx.bankAccountId];
+  const exact = await tx.$queryRawUnsafe<Invoice[]>(`${base} AND "customerName" = $5 ORDER BY "createdAt" LIMIT 50`, ...params, depositName);
   if (exact.length > 0) return exact;
   const bare = removeBrackets(depositName);
-  const alternatives: Prisma.InvoiceWhereInput[] = [];
-  if (bare.length > 0) {
-    alternatives.push({ customerName: bare });
-    alternatives.push({
-      AND: [
-        { OR: NAME_CHANGING_CHARS.map((c) => ({ customerName: { contains: likeLiteral(c) } })) },
-        ...[...new Set(bare)].map((c) => ({ customerName: { contains: likeLiteral(c) } })),
-      ],
-    });
-  }
-  if ([...depositName].length === truncation) alternatives.push({ customerName: { startsWith: likeLiteral(depositName) } });
-  return alternatives.length > 0 ? fetch({ OR: alternatives }) : [];
+  const prefix = [...depositName].length === truncation ? likePrefix(depositName) : null;
+  if (bare.length === 0 && prefix === null) return [];
+  return tx.$queryRawUnsafe<Invoice[]>(
+    `${base} AND (("customerNameBare" = $5 AND $5 <> '') OR ($6::text IS NOT NULL AND "customerName" LIKE $6::text)) ORDER BY "createdAt" LIMIT 50`,
+    ...params,
+    bare,
+    prefix,
+  );
+}
+
+/** A LIKE pattern matching names that start with `prefix` (wildcards in it escaped). */
+function likePrefix(prefix: string): string {
+  return prefix.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
 }
 
 /**

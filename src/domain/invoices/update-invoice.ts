@@ -25,6 +25,7 @@ import {
   type CashReceiptRequest,
 } from './invoice-input.ts';
 import { applyInvoiceTransition, assertTransitionAllowed } from './invoice-state.ts';
+import { removeBrackets } from '../deposits/name-matching.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, loadInvoiceFor } from './invoices.ts';
 import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
 
@@ -131,6 +132,7 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     const expiresAt = newExpiry(invoice.expiresAt, changes, now);
     const next = {
       customerName: changes.customerName ?? invoice.customerName,
+      customerNameBare: removeBrackets(changes.customerName ?? invoice.customerName),
       customerEmail: changes.customerEmail !== undefined ? changes.customerEmail : invoice.customerEmail,
       customerPhoneNumber: changes.customerPhoneNumber !== undefined ? changes.customerPhoneNumber : invoice.customerPhoneNumber,
       amount: changes.amount ?? invoice.amount,

@@ -96,12 +96,13 @@ export async function seedInvoices(databaseUrl: string, t: SeedTarget): Promise<
     t0 = clock();
     const ins = await c.query(
       `INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "createdByApiKeyId", status, "bankAccountIds", "customerName",
-           "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText", "expiresAt",
+           "customerNameBare", "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText", "expiresAt",
            "createdAt", "updatedAt")
        SELECT 'ivc_' || substr(md5($6::text || ':' || p.g::text), 1, 24),
               $1, $5 + p.rn, $2, $3, 'PENDING',
               CASE WHEN ${h(20, 'p.g')} % 10 < 3 THEN ARRAY[$4]::text[] ELSE '{}'::text[] END,
-              p.name, x.email, x.phone, NULL, NULL, p.amount,
+              p.name, regexp_replace(regexp_replace(p.name, '\\([^()]*\\)|\\[[^][]*\\]|\\{[^{}]*\\}', '', 'g'), '\\s', '', 'g'),
+              x.email, x.phone, NULL, NULL, p.amount,
               CASE WHEN ${h(23, 'p.g')} % 5 = 0 THEN jsonb_build_object('orderId', 'ord-' || p.g::text) END,
               array_to_string(ARRAY[lower(replace(p.name, '-', '')), lower(replace(x.email, '-', '')), replace(x.phone, '-', '')], chr(1)),
               CASE WHEN ${h(24, 'p.g')} % 4 = 0 THEN now() + make_interval(days => 1 + (${h(25, 'p.g')} % 30)::int) END,
