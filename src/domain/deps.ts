@@ -31,13 +31,33 @@ export interface Deps {
   agencyResultDelayMs: number;
   /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
   resolveHost(hostname: string): Promise<string[]>;
-  /** Called after a transaction that wrote outbox rows or jobs has committed (wakes the dispatcher and job runner). */
+  /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
   onEventsCommitted(): void;
+  /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
+  onJobsQueued(): void;
 }
 
-/** Runs `fn` in one interactive transaction; wakes the outbox dispatcher after it commits. */
+const eventsWrittenIn = new WeakSet<object>();
+const jobsQueuedIn = new WeakSet<object>();
+
+/** Marks the transaction as having written outbox events (the dispatcher is woken after it commits). */
+export function noteEventsWritten(tx: Tx): void {
+  eventsWrittenIn.add(tx);
+}
+
+/** Marks the transaction as having queued jobs (the job runner is woken after it commits). */
+export function noteJobsQueued(tx: Tx): void {
+  jobsQueuedIn.add(tx);
+}
+
+/** Runs `fn` in one interactive transaction; after it commits, wakes the workers that have new work. */
 export async function inTransaction<T>(deps: Deps, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const out = await deps.prisma.$transaction(fn);
-  deps.onEventsCommitted();
+  let handle: Tx | null = null;
+  const out = await deps.prisma.$transaction((tx) => {
+    handle = tx;
+    return fn(tx);
+  });
+  if (handle && eventsWrittenIn.has(handle)) deps.onEventsCommitted();
+  if (handle && jobsQueuedIn.has(handle)) deps.onJobsQueued();
   return out;
 }

@@ -103,10 +103,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     agency: opts.agency ?? simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS),
     agencyResultDelayMs: config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
-    onEventsCommitted: () => {
-      workers.dispatcher.wake();
-      workers.jobs.wake();
-    },
+    onEventsCommitted: () => workers.dispatcher.wake(),
+    onJobsQueued: () => workers.jobs.wake(),
   };
 
   const bus = createEventBus(config.REDIS_URL);

@@ -39,15 +39,20 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
   const hash = sha256Hex(token);
 
   if (token.startsWith(SECRET_PREFIXES.apiKey)) {
-    const key = await deps.prisma.apiKey.findUnique({
-      where: { secretHash: hash },
-      include: { workspace: { select: { ownerId: true } } },
-    });
-    if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && key.expiresAt <= now)) return null;
+    // One statement (every API call starts here): the key and its workspace's owner.
+    const rows = await deps.prisma.$queryRawUnsafe<
+      { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null }[]
+    >(
+      `SELECT k.id, k."workspaceId", w."ownerId", k.name, k."readOnly", k."allBankAccounts", k."bankAccountIds", k."expiresAt", k."disabledAt", k."deletedAt"
+         FROM "ApiKey" k JOIN "Workspace" w ON w.id = k."workspaceId" WHERE k."secretHash" = $1`,
+      hash,
+    );
+    const key = rows[0];
+    if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && new Date(key.expiresAt) <= now)) return null;
     return {
       kind: 'API_KEY',
       workspaceId: key.workspaceId,
-      workspaceOwnerId: key.workspace.ownerId,
+      workspaceOwnerId: key.ownerId,
       accountId: null,
       apiKeyId: key.id,
       oauthAppId: null,

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import { linkedBusinessInfo } from '../business/business-info.ts';
 import { parseKstRange } from '../dates.ts';
-import { inTransaction, type Deps, type Tx } from '../deps.ts';
+import { inTransaction, noteJobsQueued, type Deps, type Tx } from '../deps.ts';
 import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
@@ -93,6 +93,7 @@ async function createReceipt(tx: Tx, r: NewReceipt, now: Date, opts: { inline: b
       updatedAt: now,
     },
   });
+  noteJobsQueued(tx);
   await tx.job.create({
     data: { id: newId('job'), kind: 'receipt.issue', payload: { receiptId: id }, runAt: opts.inline ? new Date(now.getTime() + INLINE_LEASE_MS) : now, createdAt: now, updatedAt: now },
   });
@@ -145,6 +146,7 @@ export async function registerWithAgency(deps: Deps, receiptId: string): Promise
   await inTransaction(deps, async (tx) => {
     const now = deps.clock.now();
     await markIssueJobDone(tx, receipt.id, now);
+    noteJobsQueued(tx);
     await tx.job.create({
       data: { id: newId('job'), kind: 'receipt.settle', payload: { receiptId: receipt.id }, runAt: new Date(now.getTime() + deps.agencyResultDelayMs), createdAt: now, updatedAt: now },
     });

@@ -2,7 +2,7 @@
  * E-mail: messages are stored (EmailMessage) and queued as a durable job in the caller's transaction; a worker sends
  * them through the configured port (SMTP, or the local outbox that only records and logs them).
  */
-import type { Tx } from '../deps.ts';
+import { noteJobsQueued, type Tx } from '../deps.ts';
 import { newId } from '../ids.ts';
 
 export interface OutgoingEmail {
@@ -26,6 +26,7 @@ export async function enqueueEmail(
   await tx.emailMessage.create({
     data: { id, workspaceId: m.workspaceId, kind: m.kind, to: m.to, subject: m.subject, text: m.text, invoiceId: m.invoiceId ?? null, createdAt: m.now },
   });
+  noteJobsQueued(tx);
   await tx.job.create({ data: { id: newId('job'), kind: 'email.send', payload: { emailId: id }, runAt: m.now, createdAt: m.now, updatedAt: m.now } });
   return id;
 }

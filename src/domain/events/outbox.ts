@@ -3,7 +3,7 @@
  * subscriptions, e-mail) reads these rows after commit, so nothing is sent for a rolled-back change and nothing is
  * lost if the process dies after the commit.
  */
-import type { Tx } from '../deps.ts';
+import { noteEventsWritten, type Tx } from '../deps.ts';
 import { newId } from '../ids.ts';
 
 export const EVENT_TYPES = [
@@ -52,6 +52,7 @@ export async function nextWorkspaceNumbers(
 
 /** Writes events in the caller's transaction; `lastSeq` is the last of the sequence numbers reserved for them. */
 export async function appendEvents(tx: Tx, events: NewEvent[], lastSeq: bigint): Promise<string[]> {
+  noteEventsWritten(tx);
   const first = lastSeq - BigInt(events.length) + 1n;
   const ids = events.map(() => newId('event'));
   await tx.event.createMany({

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { inTransaction, type Deps, type Tx } from '../deps.ts';
+import { inTransaction, noteEventsWritten, type Deps, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { removeBrackets } from '../deposits/name-matching.ts';
@@ -144,6 +144,7 @@ async function insertNewInvoice(
     } as Invoice,
     i.now,
   );
+  noteEventsWritten(tx);
   const rows = await tx.$queryRawUnsafe<Invoice[]>(
     `WITH seq AS (
        UPDATE "Workspace" SET "invoiceSeq" = "invoiceSeq" + 1, "eventSeq" = "eventSeq" + 1 WHERE id = $2 RETURNING "invoiceSeq", "eventSeq"

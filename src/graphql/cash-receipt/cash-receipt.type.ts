@@ -15,7 +15,7 @@ import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
-import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
+import { selectsRelations, buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
 
 const ReceiptStatusEnum = builder.enumType('CashReceiptStatus', {
@@ -152,7 +152,7 @@ const ReceiptPayload = builder.objectRef<CashReceipt>('CashReceiptPayload').impl
     cashReceipt: t.prismaField({
       type: CashReceiptObject,
       description: 'The receipt.',
-      resolve: (query, r, _a, ctx) => (Object.keys(query).length === 0 ? r : ctx.prisma.cashReceipt.findUniqueOrThrow({ ...query, where: { id: r.id } })),
+      resolve: (query, r, _a, ctx) => (selectsRelations(query) ? ctx.prisma.cashReceipt.findUniqueOrThrow({ ...query, where: { id: r.id } }) : r),
     }),
   }),
 });

@@ -17,6 +17,16 @@ export function selectionAt(ctx: GraphQLContext, info: GraphQLResolveInfo, path:
   return queryFromInfo({ context: ctx, info, path }) as Record<string, unknown>;
 }
 
+/**
+ * Whether a Prisma selection from plugin-prisma asks for relations. A mutation payload already holds the full row it
+ * wrote; it only needs to read again when relations (deposits, history, ...) were asked for.
+ */
+export function selectsRelations(query: { include?: Record<string, unknown>; select?: Record<string, unknown> }): boolean {
+  if (query.include && Object.keys(query.include).length > 0) return true;
+  if (query.select) return Object.values(query.select).some((v) => v !== true && v !== false);
+  return false;
+}
+
 export interface ConnectionArgs {
   first?: number | null;
   after?: string | null;

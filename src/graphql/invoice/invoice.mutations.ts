@@ -6,6 +6,7 @@ import { builder } from '../builder.ts';
 import { domainErrors } from '../common/error-types.ts';
 import { CashReceiptTypeEnum } from '../common/enums.ts';
 import { InvoiceType } from './invoice.type.ts';
+import { selectsRelations } from '../common/pagination.ts';
 
 const CustomerInput = builder.inputType('CustomerInput', {
   description: 'The buyer.',
@@ -42,7 +43,7 @@ export const InvoicePayload = builder.objectRef<Invoice>('InvoicePayload').imple
     invoice: t.prismaField({
       type: InvoiceType,
       description: 'The invoice.',
-      resolve: (query, invoice, _args, ctx) => (Object.keys(query).length === 0 ? invoice : ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } })),
+      resolve: (query, invoice, _args, ctx) => (selectsRelations(query) ? ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } }) : invoice),
     }),
   }),
 });

@@ -5,7 +5,7 @@ import type { Transaction } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
-import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
+import { selectsRelations, buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
 
 interface Snapshot {
@@ -139,7 +139,7 @@ const TransactionPayload = builder.objectRef<Transaction>('TransactionPayload').
     transaction: t.prismaField({
       type: TransactionType,
       description: 'The deposit.',
-      resolve: (query, trx, _a, ctx) => (Object.keys(query).length === 0 ? trx : ctx.prisma.transaction.findUniqueOrThrow({ ...query, where: { id: trx.id } })),
+      resolve: (query, trx, _a, ctx) => (selectsRelations(query) ? ctx.prisma.transaction.findUniqueOrThrow({ ...query, where: { id: trx.id } }) : trx),
     }),
   }),
 });
