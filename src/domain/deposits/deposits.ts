@@ -18,6 +18,7 @@ import { isId, newId } from '../ids.ts';
 import { addHistory, invoiceEvent, loadInvoiceFor } from '../invoices/invoices.ts';
 import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
+import { enqueueEmail, paidEmail } from '../email/email.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
 import { codePoints, fail, parseRequest } from '../request-schema.ts';
@@ -212,10 +213,23 @@ async function completeMatch(
   const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: invoiceId } });
   await addHistory(tx, invoiceId, 'paid', now, actor, { trigger: 'DEPOSIT', transactionId: trx.id, matchMethod: method });
   await autoIssueForPaidInvoice(tx, invoice, now);
+  await queuePaidEmail(tx, invoice, now);
   await recordEvents(tx, trx.workspaceId, [
     invoiceEvent('invoice.paid', invoice, now, { trigger: 'DEPOSIT', transaction: transactionSnapshot(matched) }),
   ]);
   return matched;
+}
+
+/**
+ * The buyer's "payment received" e-mail on a deposit match (spec: optional paid e-mail if enabled in the dashboard;
+ * never on mark-as-paid), queued in the payment's transaction.
+ */
+async function queuePaidEmail(tx: Tx, invoice: Invoice, now: Date): Promise<void> {
+  if (!invoice.customerEmail) return;
+  const workspace = await tx.workspace.findUnique({ where: { id: invoice.workspaceId }, select: { name: true, paidEmailEnabled: true } });
+  if (!workspace?.paidEmailEnabled) return;
+  const content = paidEmail({ workspaceName: workspace.name, customerName: invoice.customerName, amount: invoice.amount, invoiceNumber: invoice.number, paidAt: (invoice.paidAt ?? now).toISOString() });
+  await enqueueEmail(tx, { ...content, to: invoice.customerEmail, workspaceId: invoice.workspaceId, kind: 'invoice_paid', invoiceId: invoice.id, now });
 }
 
 /** The deposit as stored in event payloads (JSON-safe). */

@@ -37,3 +37,8 @@ export function subscriptionEventType(type: string): string | null {
 /** The default retry schedule: 6 retries, each 4× the last, from 1 minute to about 17 hours (≈ 23 h in all). */
 export const DEFAULT_RETRY_DELAYS_MS = [60_000, 240_000, 960_000, 3_840_000, 15_360_000, 61_440_000];
 export const MAX_ATTEMPTS = 7;
+
+/** The stored event types a webhook of `version` receives (for the dispatcher's single statement). */
+export function eventTypesFor(version: WebhookVersionName): string[] {
+  return Object.keys(version === 'V1' ? V1 : V2);
+}
