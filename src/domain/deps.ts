@@ -5,6 +5,20 @@ import type { Clock } from './clock.ts';
 import type { CashReceiptAgency } from './cash-receipts/agency.ts';
 
 export type Tx = Prisma.TransactionClient;
+
+/** Parameterised SQL (`$1`, `$2`, ...) returning rows: a Prisma transaction's raw query, or the driver's directly. */
+export type RawQuery = <T = Record<string, unknown>>(text: string, params: unknown[]) => Promise<T[]>;
+
+/** The raw query of a Prisma transaction. */
+export function rawOf(tx: Tx): RawQuery {
+  return (text, params) => tx.$queryRawUnsafe(text, ...params);
+}
+
+/** The driver-level SQL executor (hot paths that skip Prisma's query pipeline). */
+export interface SqlAccess {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  transaction<T>(fn: (sql: { query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]> }) => Promise<T>): Promise<T>;
+}
 export type Db = PrismaClient;
 
 export interface DomainSettings {
@@ -20,6 +34,8 @@ export interface DomainSettings {
 
 export interface Deps {
   prisma: PrismaClient;
+  /** The same database through its driver, for hot paths. */
+  sql: SqlAccess;
   clock: Clock;
   settings: DomainSettings;
   /** Key that seals webhook signing secrets. */
@@ -48,6 +64,16 @@ export function noteEventsWritten(tx: Tx): void {
 /** Marks the transaction as having queued jobs (the job runner is woken after it commits). */
 export function noteJobsQueued(tx: Tx): void {
   jobsQueuedIn.add(tx);
+}
+
+/**
+ * Runs `fn` in one driver-level transaction (no Prisma in between: the hot path of invoice creation); wakes the
+ * dispatcher after it commits when `events` says the transaction wrote outbox rows.
+ */
+export async function inRawTransaction<T>(deps: Deps, fn: (q: RawQuery) => Promise<T>, opts: { events: boolean }): Promise<T> {
+  const out = await deps.sql.transaction((sql) => fn((text, params) => sql.query(text, params)));
+  if (opts.events) deps.onEventsCommitted();
+  return out;
 }
 
 /** Runs `fn` in one interactive transaction; after it commits, wakes the workers that have new work. */

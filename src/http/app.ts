@@ -90,6 +90,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 
   const deps: Deps = {
     prisma: db.prisma,
+    sql: db.sql,
     clock,
     log,
     encryptionKey,

@@ -40,12 +40,12 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
 
   if (token.startsWith(SECRET_PREFIXES.apiKey)) {
     // One statement (every API call starts here): the key and its workspace's owner.
-    const rows = await deps.prisma.$queryRawUnsafe<
-      { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null }[]
+    const rows = await deps.sql.query<
+      { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null }
     >(
       `SELECT k.id, k."workspaceId", w."ownerId", k.name, k."readOnly", k."allBankAccounts", k."bankAccountIds", k."expiresAt", k."disabledAt", k."deletedAt"
          FROM "ApiKey" k JOIN "Workspace" w ON w.id = k."workspaceId" WHERE k."secretHash" = $1`,
-      hash,
+      [hash],
     );
     const key = rows[0];
     if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && new Date(key.expiresAt) <= now)) return null;

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { inTransaction, noteEventsWritten, type Deps, type Tx } from '../deps.ts';
+import { inRawTransaction, inTransaction, type Deps, type RawQuery, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { removeBrackets } from '../deposits/name-matching.ts';
@@ -70,26 +70,18 @@ export async function addHistory(tx: Tx, invoiceId: string, type: string, now: D
  * so two at the same moment cannot both pass.
  */
 export async function findConflictingInvoice(
-  tx: Tx,
+  q: RawQuery,
   args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
 ): Promise<{ id: string; number: number } | null> {
-  await tx.$queryRawUnsafe(
-    `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`,
-    `${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`,
-  );
-  const rows = await tx.$queryRawUnsafe<{ id: string; number: number }[]>(
+  await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`]);
+  const rows = await q<{ id: string; number: number }>(
     `SELECT id, number FROM "Invoice"
       WHERE "workspaceId" = $1 AND "customerName" = $2 AND amount = $3 AND status = 'PENDING'
         AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
         AND id <> $5
         AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
       LIMIT 1`,
-    args.workspaceId,
-    args.customerName,
-    args.amount,
-    args.now.toISOString(),
-    args.excludeId ?? '',
-    [...args.bankAccountIds],
+    [args.workspaceId, args.customerName, args.amount, args.now.toISOString(), args.excludeId ?? '', [...args.bankAccountIds]],
   );
   return rows[0] ? { id: rows[0].id, number: Number(rows[0].number) } : null;
 }
@@ -101,7 +93,7 @@ export async function findConflictingInvoice(
  * `npm run bench`): one round trip instead of four ORM writes, and no query compiler.
  */
 async function insertNewInvoice(
-  tx: Tx,
+  q: RawQuery,
   i: {
     id: string;
     workspaceId: string;
@@ -144,8 +136,7 @@ async function insertNewInvoice(
     } as Invoice,
     i.now,
   );
-  noteEventsWritten(tx);
-  const rows = await tx.$queryRawUnsafe<Invoice[]>(
+  const rows = await q<Invoice>(
     `WITH seq AS (
        UPDATE "Workspace" SET "invoiceSeq" = "invoiceSeq" + 1, "eventSeq" = "eventSeq" + 1 WHERE id = $2 RETURNING "invoiceSeq", "eventSeq"
      ), inv AS (
@@ -165,6 +156,7 @@ async function insertNewInvoice(
          FROM seq
      )
      SELECT * FROM inv`,
+    [
     i.id,
     i.workspaceId,
     i.issuerId,
@@ -185,6 +177,7 @@ async function insertNewInvoice(
     history.actor === null || history.actor === undefined ? null : JSON.stringify(history.actor),
     event.id,
     JSON.stringify({ invoice: draft }),
+    ],
   );
   if (!rows[0]) throw new Error(`workspace ${i.workspaceId} vanished`);
   return rows[0];
@@ -197,9 +190,9 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
   const input = parseCreateInvoiceInput(raw);
   assertReceivingAccountsInScope(p, input.bankAccountIds);
   await assertUsableReceivingAccounts(deps.prisma, p.workspaceId, input.bankAccountIds);
-  return inTransaction(deps, async (tx) => {
+  return inRawTransaction(deps, async (q) => {
     const now = deps.clock.now();
-    const conflict = await findConflictingInvoice(tx, {
+    const conflict = await findConflictingInvoice(q, {
       workspaceId: p.workspaceId,
       customerName: input.customer.name,
       amount: input.amount,
@@ -214,7 +207,7 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
       cashReceiptIdentifier: input.cashReceipt?.identifier ?? null,
     };
     const invoice = await insertNewInvoice(
-      tx,
+      q,
       {
         id: newId('invoice'),
         workspaceId: p.workspaceId,
@@ -233,7 +226,7 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
       { id: newId('event') },
     );
     return invoice;
-  });
+  }, { events: true });
 }
 
 /**

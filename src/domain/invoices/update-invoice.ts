@@ -7,7 +7,7 @@ import type { Invoice } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
-import { inTransaction, type Deps, type Tx } from '../deps.ts';
+import { inTransaction, rawOf, type Deps, type Tx } from '../deps.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../errors.ts';
@@ -143,7 +143,7 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     };
     const conflictRelevant = changes.customerName !== undefined || changes.amount !== undefined || changes.bankAccountIds !== undefined;
     if (conflictRelevant) {
-      const conflict = await findConflictingInvoice(tx, {
+      const conflict = await findConflictingInvoice(rawOf(tx), {
         workspaceId: invoice.workspaceId,
         customerName: next.customerName,
         amount: next.amount,
