@@ -26,7 +26,7 @@ for (const kind of ['PostgreSQL', 'PGlite']) {
        INSERT INTO "BankAccount" (id, "workspaceId", "ownerId", provider, type, number, alias, "verificationCode", "verifiedAt", "notificationTokenHash")
          VALUES ('bac_1', 'wsp_1', 'acc_1', 'SHINHAN', 'PERSONAL', '1', 'a', 'x', now(), 'h')`,
     );
-    const deps = { prisma: db.prisma, clock: systemClock, log: pino({ level: 'silent' }), onEventsCommitted() {} } as unknown as Deps;
+    const deps = { prisma: db.prisma, sql: db.sql, clock: systemClock, log: pino({ level: 'silent' }), onEventsCommitted() {}, onJobsQueued() {} } as unknown as Deps;
     const p: Principal = {
       kind: 'API_KEY',
       workspaceId: 'wsp_1',
