@@ -180,8 +180,23 @@ function withoutNull(schema: Json): Json {
   return schema;
 }
 
-function operationObject(op: Operation, render: ReturnType<typeof renderer>): Json {
+/** Domain codes every idempotent POST can add (src/domain/idempotency.ts). */
+const IDEMPOTENCY_ERRORS = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'BAD_REQUEST'] as const;
+
+function operationObject(operation: Operation, render: ReturnType<typeof renderer>): Json {
+  const idempotent = operation.method === 'post' && (operation.face === 'v1' || operation.face === 'v2');
+  const op: Operation = idempotent ? { ...operation, errors: [...new Set([...operation.errors, ...IDEMPOTENCY_ERRORS])] } : operation;
   const parameters: Json[] = [];
+  if (idempotent) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: the first response to a key is stored for 24 hours (per workspace) and replayed, with `Idempotent-Replayed: true`, for a retry with the same request. The same key with a different request is refused (v1 `IDEMPOTENCY_KEY_REUSED`, v2 `30020`). 1-255 visible ASCII characters.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
   if (op.pathId) parameters.push({ name: 'id', in: 'path', required: true, description: op.pathId.description, schema: { type: 'string' } });
   if (op.query) {
     const q = render(op.query, 'input') as { properties: Record<string, Json>; required?: string[] };

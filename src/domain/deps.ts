@@ -51,6 +51,8 @@ export interface Deps {
   onEventsCommitted(): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
   onJobsQueued(): void;
+  /** Observations for metrics (a deposit's matching outcome). */
+  observe?: { matchOutcome(outcome: string): void };
 }
 
 const eventsWrittenIn = new WeakSet<object>();

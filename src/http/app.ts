@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
+import type { DefinitionNode, DocumentNode } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -42,6 +43,15 @@ import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
 import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
 import { simulatedAgency } from '../events/agency/simulated-agency.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { ERROR_TABLE, renderV1, renderV2, type DomainError } from '../domain/errors.ts';
+import { Metrics, routeLabel } from './metrics.ts';
+import { idempotent, isGraphQLMutation } from './idempotency.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -72,7 +82,8 @@ export interface App {
   /** In-process request handling (no socket). */
   fetch(request: Request): Promise<Response>;
   start(): Promise<{ port: number; url: string }>;
-  stop(): Promise<void>;
+  /** Graceful stop: in-flight requests finish (up to graceMs, default 10 s), subscribers are told to reconnect. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -108,6 +119,14 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     onJobsQueued: () => workers.jobs.wake(),
   };
 
+  const metrics = new Metrics({
+    outboxLagSeconds: async () => {
+      const rows = await db.sql.query<{ at: Date | null }>(`SELECT min("createdAt") AS at FROM "Event" WHERE "dispatchedAt" IS NULL`);
+      return rows[0]?.at ? Math.max(0, (clock.now().getTime() - new Date(rows[0].at).getTime()) / 1000) : 0;
+    },
+  });
+  deps.observe = { matchOutcome: (o) => metrics.matchOutcomes.inc({ outcome: o }) };
+
   const bus = createEventBus(config.REDIS_URL);
   const email = opts.email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
   const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
@@ -141,12 +160,43 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       const fromParams = connectionParams && typeof connectionParams.authorization === 'string' ? connectionParams.authorization : undefined;
       return contextFor(request, fromParams ?? request.headers.get('authorization'), requestId ?? randomUUID());
     },
+    plugins: [
+      // Browser requests that a cross-site form could forge (GET, form posts) must carry a custom header.
+      useCSRFPrevention({ requestHeaders: ['x-graphql-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
+      // Hostile documents: bounded depth, aliases, directives, tokens and cost (introspection stays allowed).
+      maxDepthPlugin({ n: 12, ignoreIntrospection: true, exposeLimits: true }),
+      maxAliasesPlugin({ n: 30, exposeLimits: true }),
+      maxDirectivesPlugin({ n: 50, exposeLimits: true }),
+      maxTokensPlugin({ n: 5000, exposeLimits: true }),
+      costLimitPlugin({ maxCost: 20000, ignoreIntrospection: true, exposeLimits: true }),
+      {
+        onExecute({ args }: { args: { document: DocumentNode; operationName?: string | null } }) {
+          const started = performance.now();
+          const op = args.document.definitions.find((d: DefinitionNode) => d.kind === 'OperationDefinition') as { operation?: string; name?: { value: string } } | undefined;
+          return {
+            onExecuteDone() {
+              metrics.graphqlDuration.observe({ operation: args.operationName ?? op?.name?.value ?? 'anonymous', type: op?.operation ?? 'unknown' }, (performance.now() - started) / 1000);
+            },
+          };
+        },
+      },
+    ],
   });
 
   // The API description (/openapi.json, /docs) and the GraphQL operations as REST (/api), through the same context.
   const sofa = createSofaApi(contextFor, onUnexpected, config.MAX_BODY_BYTES);
 
+  let inFlight = 0;
   async function handle(request: Request): Promise<Response> {
+    inFlight++;
+    try {
+      return await handleRequest(request);
+    } finally {
+      inFlight--;
+    }
+  }
+
+  async function handleRequest(request: Request): Promise<Response> {
     const incoming = request.headers.get('x-request-id');
     const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     const started = performance.now();
@@ -155,17 +205,34 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     let response: Response;
     try {
       if (path === '/graphql') {
-        response = await yoga.fetch(request, { requestId });
+        const declared = Number(request.headers.get('content-length') ?? NaN);
+        if (Number.isFinite(declared) && declared > config.MAX_BODY_BYTES) {
+          response = json(413, { errors: [{ message: ERROR_TABLE.PAYLOAD_TOO_LARGE.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+        } else if (request.method === 'POST' && request.headers.has('idempotency-key')) {
+          const principal = await resolvePrincipal(deps, bearerToken(request.headers.get('authorization')));
+          response = await idempotent(deps, request, principal, config.MAX_BODY_BYTES, async (r) => yoga.fetch(r, { requestId }), graphqlError, isGraphQLMutation);
+        } else {
+          response = await yoga.fetch(request, { requestId });
+        }
+      } else if (path === '/metrics') {
+        const m = await metrics.render();
+        response = new Response(m.body, { status: 200, headers: { 'content-type': m.contentType } });
       } else if (path === '/v1' || path.startsWith('/v1/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
-        response = await handleV1(request, ctx, onUnexpected(requestId));
+        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV1(r, ctx, onUnexpected(requestId)), (e) => {
+          const { status, body } = renderV1(e.code);
+          return json(status, body);
+        });
       } else if (path.startsWith('/v2/oauth-apps/')) {
         response =
           (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, onUnexpected(requestId))) ??
           (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES }, onUnexpected(requestId)));
       } else if (path === '/v2' || path.startsWith('/v2/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
-        response = await handleV2(request, ctx, onUnexpected(requestId));
+        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV2(r, ctx, onUnexpected(requestId)), (e) => {
+          const { status, body } = renderV2(e.code);
+          return json(status, body);
+        });
       } else if (path === '/bank-notifications') {
         response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, onUnexpected(requestId));
       } else if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) {
@@ -184,6 +251,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       response = json(500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error.' });
     }
     response.headers.set('x-request-id', requestId);
+    metrics.httpDuration.observe({ method: request.method, route: routeLabel(path), status: String(response.status) }, (performance.now() - started) / 1000);
     log.debug({ requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
   }
@@ -241,22 +309,33 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       log.info({ port }, 'listening');
       return { port, url };
     },
-    async stop() {
+    async stop(opts: { graceMs?: number } = {}) {
+      // Graceful: stop accepting, let in-flight requests finish (up to graceMs), tell subscribers to go elsewhere
+      // (1001 Going Away), let the workers finish their current step, then close everything.
+      const graceMs = opts.graceMs ?? 10_000;
+      const closed = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
+      server?.closeIdleConnections?.();
+      if (wss) for (const client of wss.clients) client.close(1001, 'Server shutting down');
+      const deadline = Date.now() + graceMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await Promise.all([dispatcher.stop(), webhooks.stop(), jobs.stop()]);
       if (wss) {
         for (const client of wss.clients) client.terminate();
         await new Promise<void>((r) => wss!.close(() => r()));
       }
-      if (server) {
-        server.closeAllConnections?.();
-        await new Promise<void>((r) => server!.close(() => r()));
-      }
+      server?.closeAllConnections?.();
+      await closed;
       webhookHttp.close();
       (email as { close?: () => void }).close?.();
       await bus.close();
       await db.close();
     },
   };
+}
+
+/** A refusal before GraphQL execution (e.g. an Idempotency-Key reused), as a GraphQL error response. */
+function graphqlError(e: DomainError): Response {
+  return json(ERROR_TABLE[e.code].v1.status, { errors: [{ message: e.message, extensions: { code: e.code } }] });
 }
 
 async function readiness(db: Database): Promise<Response> {

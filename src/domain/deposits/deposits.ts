@@ -113,6 +113,7 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
       if (!fresh.verifiedAt || !fresh.active) return trx;
       return matchDeposit(deps, tx, trx, fresh.provider, now);
     });
+    deps.observe?.matchOutcome(matchOutcomeOf(transaction));
     return { transaction, created: true };
   } catch (e) {
     if (isUniqueViolation(e, 'notificationId')) {
@@ -123,6 +124,14 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
     }
     throw e;
   }
+}
+
+/** The outcome of matching a stored deposit, for metrics. */
+export function matchOutcomeOf(t: Transaction): string {
+  if (t.verification) return 'VERIFICATION';
+  if (t.matchMethod) return t.matchMethod;
+  const reason = (t.matchNote as { reason?: string } | null)?.reason;
+  return reason ?? 'NONE';
 }
 
 /**

@@ -1,0 +1,64 @@
+/**
+ * Prometheus metrics at GET /metrics: HTTP and GraphQL timings, deposit match outcomes, webhook attempts and
+ * failures, outbox lag, and the process's own metrics. One registry per app (tests run several apps in one process).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const ID_SEGMENT = /\/(ivc|trx|crt|bac|acc|wsp|whd|whm|apk|oap|evt)_[a-z0-9]+/g;
+
+/** A route label without ids, so label cardinality stays bounded. */
+export function routeLabel(path: string): string {
+  const p = path.replace(ID_SEGMENT, '/:id');
+  return p.length > 80 ? p.slice(0, 80) : p;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly graphqlDuration: Histogram<'operation' | 'type'>;
+  readonly matchOutcomes: Counter<'outcome'>;
+  readonly webhookAttempts: Counter<'result'>;
+  readonly outboxLag: Gauge;
+
+  constructor(opts: { outboxLagSeconds: () => Promise<number> }) {
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    this.graphqlDuration = new Histogram({
+      name: 'graphql_operation_duration_seconds',
+      help: 'GraphQL execution time by operation name and type.',
+      labelNames: ['operation', 'type'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [this.registry],
+    });
+    this.matchOutcomes = new Counter({
+      name: 'deposit_match_outcomes_total',
+      help: 'Deposits by matching outcome (EXACT, BRACKET_REMOVAL, NAME_PREFIX, AMBIGUOUS, ALREADY_PAID, NONE, VERIFICATION).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.webhookAttempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts by result (success, failure).',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.outboxLag = new Gauge({
+      name: 'outbox_lag_seconds',
+      help: 'Age of the oldest committed event not yet dispatched (0 when none).',
+      registers: [this.registry],
+      async collect() {
+        this.set(await opts.outboxLagSeconds());
+      },
+    });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Developer experience: Idempotency-Key on REST v1/v2 POSTs and GraphQL mutations, Prometheus metrics, GraphQL
+ * protections (depth, aliases, CSRF), GraphQL-over-HTTP compliance (graphql-http's audit), CLI listen and
+ * simulate-deposit, graceful shutdown.
+ */
+import { auditServer } from 'graphql-http';
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { listen } from '../../src/cli/listen.ts';
+import { simulatedDepositorName } from '../../src/cli/simulate.ts';
+import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import { createHmac } from 'node:crypto';
+
+describe(`developer experience on ${dbLabel}`, () => {
+  let t: TestApp;
+  let m: Bootstrapped;
+  beforeAll(async () => {
+    t = await startTestApp();
+    m = await bootstrap(t.client);
+  });
+  afterAll(() => t?.stop());
+
+  describe('Idempotency-Key', () => {
+    const post = (key: string, body: unknown, token = m.apiKey.secret) => t.client.request('POST', '/v1/invoices', { token, body, headers: { 'idempotency-key': key } });
+
+    it('v1: a retry with the same key and body replays the first response; nothing is created twice', async () => {
+      const body = { bankAccountIds: [], customer: { name: '멱등' }, amount: 7100 };
+      const first = await post('key-1', body);
+      const again = await post('key-1', body);
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const list = await t.client.request('GET', '/v1/invoices?offset=0&limit=10&search=멱등', { token: m.apiKey.secret });
+      expect(list.body.totalItems).toBe(1);
+    });
+
+    it('v1: the same key with a different body → 422 IDEMPOTENCY_KEY_REUSED in the v1 envelope', async () => {
+      await post('key-2', { bankAccountIds: [], customer: { name: '키재사용' }, amount: 7200 });
+      expect(await post('key-2', { bankAccountIds: [], customer: { name: '키재사용' }, amount: 7201 })).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED', data: null } });
+    });
+
+    it('v1: ten simultaneous duplicates execute once and all get the same answer', async () => {
+      const body = { bankAccountIds: [], customer: { name: '동시멱등' }, amount: 7300 };
+      const rs = await Promise.all(Array.from({ length: 10 }, () => post('key-3', body)));
+      expect(rs.map((r) => r.status)).toEqual(Array(10).fill(201));
+      expect(new Set(rs.map((r) => r.body.data.id)).size).toBe(1);
+      const rows = await t.app.db.sql.query(`SELECT 1 FROM "Invoice" WHERE "customerName" = '동시멱등'`);
+      expect(rows).toHaveLength(1);
+    });
+
+    it('keys are per workspace: another workspace may use the same key', async () => {
+      const other = await bootstrap(t.client);
+      const a = await post('shared-key', { bankAccountIds: [], customer: { name: '공유키' }, amount: 7400 });
+      const b = await post('shared-key', { bankAccountIds: [], customer: { name: '공유키' }, amount: 7400 }, other.apiKey.secret);
+      expect(a.status).toBe(201);
+      expect(b.status).toBe(201);
+      expect(a.body.data.id).not.toBe(b.body.data.id);
+    });
+
+    it('errors are replayed too (a 409 stays a 409); an invalid key is 400 BAD_REQUEST', async () => {
+      const body = { bankAccountIds: [], customer: { name: '충돌멱등' }, amount: 7500 };
+      await post('key-4a', body);
+      const conflict = await post('key-4b', body);
+      expect(conflict.status).toBe(409);
+      expect((await post('key-4b', body)).headers.get('idempotent-replayed')).toBe('true');
+      expect(await post('key with spaces', body)).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    });
+
+    it('v2: cancel with a key is replayed, in the v2 envelope', async () => {
+      const inv = await post('key-5', { bankAccountIds: [], customer: { name: '취소멱등' }, amount: 7600 });
+      const cancel = () => t.client.request('POST', `/v2/invoices/${inv.body.data.id}/cancel`, { token: m.apiKey.secret, body: { reason: 'dup' }, headers: { 'idempotency-key': 'key-6' } });
+      const first = await cancel();
+      const again = await cancel();
+      expect(first).toMatchObject({ status: 200, body: { code: '10001', data: { status: 'CANCELED' } } });
+      expect(again.body).toEqual(first.body);
+      const reuse = await t.client.request('POST', `/v2/invoices/${inv.body.data.id}/cancel`, { token: m.apiKey.secret, body: { reason: 'other' }, headers: { 'idempotency-key': 'key-6' } });
+      expect(reuse).toMatchObject({ status: 422, body: { code: '30020', data: null } });
+    });
+
+    it('GraphQL: a mutation with a key runs once; a query ignores the key', async () => {
+      const q = `mutation($i: CreateInvoiceInput!) { createInvoice(input: $i) { ... on InvoicePayload { invoice { id } } } }`;
+      const send = (key: string, amount: number) =>
+        fetch(`${t.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}`, 'idempotency-key': key },
+          body: JSON.stringify({ query: q, variables: { i: { bankAccountIds: [], customer: { name: '그래프멱등' }, amount } } }),
+        });
+      const a = await send('gql-1', 7700);
+      const b = await send('gql-1', 7700);
+      const ja = await a.json();
+      expect(await b.json()).toEqual(ja);
+      expect(b.headers.get('idempotent-replayed')).toBe('true');
+      const c = await send('gql-1', 7701);
+      expect(c.status).toBe(422);
+      expect((await c.json()).errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      const query = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}`, 'idempotency-key': 'gql-1' }, body: JSON.stringify({ query: '{ viewer { kind } }' }) });
+      expect((await query.json()).data.viewer.kind).toBe('API_KEY');
+    });
+  });
+
+  describe('metrics', () => {
+    it('GET /metrics exposes HTTP and GraphQL timings, match outcomes, webhook attempts and outbox lag', async () => {
+      await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '지표' }, amount: 8100 } });
+      await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '지표', amount: 8100 });
+      await t.client.gql(`{ viewer { kind } }`, {}, m.apiKey.secret);
+      const res = await fetch(`${t.url}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/invoices",status="201"\} \d+/);
+      expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="anonymous",type="query"\} \d+/);
+      expect(text).toMatch(/deposit_match_outcomes_total\{outcome="EXACT"\} [1-9]/);
+      expect(text).toMatch(/deposit_match_outcomes_total\{outcome="VERIFICATION"\} [1-9]/);
+      expect(text).toContain('webhook_delivery_attempts_total');
+      expect(text).toMatch(/outbox_lag_seconds \d/);
+      expect(text).toContain('process_cpu_user_seconds_total');
+    });
+  });
+
+  describe('GraphQL protection and compliance', () => {
+    const gql = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}`, ...headers }, body: JSON.stringify({ query }) });
+
+    it('too deep a query is refused before execution', async () => {
+      let q = 'id';
+      for (let i = 0; i < 15; i++) q = `transactions { matchedInvoice { ${q} } }`;
+      const r = await (await gql(`{ invoices(first: 1) { edges { node { ${q} } } } }`)).json();
+      expect(r.data).toBeUndefined();
+      expect(JSON.stringify(r.errors)).toMatch(/depth/i);
+    });
+
+    it('an alias bomb is refused', async () => {
+      const aliases = Array.from({ length: 200 }, (_, i) => `a${i}: viewer { kind }`).join(' ');
+      const r = await (await gql(`{ ${aliases} }`)).json();
+      expect(JSON.stringify(r.errors)).toMatch(/alias/i);
+    });
+
+    it('introspection is allowed (it is a public API)', async () => {
+      const r = await (await gql(`{ __schema { queryType { name } types { name } } }`)).json();
+      expect(r.data.__schema.queryType.name).toBe('Query');
+    });
+
+    it('CSRF: a GET without a preflight header is refused; with one it works; JSON POSTs need none', async () => {
+      const url = `${t.url}/graphql?query=${encodeURIComponent('{ bankProviders { id } }')}`;
+      const plain = await fetch(url, { headers: { accept: 'application/json' } });
+      expect(plain.status).toBe(403);
+      const withHeader = await fetch(url, { headers: { accept: 'application/json', 'x-graphql-csrf': '1' } });
+      expect(withHeader.status).toBe(200);
+      expect((await withHeader.json()).data.bankProviders).toHaveLength(7);
+    });
+
+    it('graphql-http audit of /graphql: no failures or warnings', async () => {
+      const results = await auditServer({ url: `${t.url}/graphql`, fetchFn: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-graphql-csrf': '1' } }) });
+      const bad = results.filter((r) => r.status !== 'ok').map((r) => `${r.status}: ${r.name}`);
+      expect(bad).toEqual([]);
+    });
+  });
+
+  describe('CLI', () => {
+    it('simulate-deposit names: bracketed and truncated like banks do', () => {
+      expect(simulatedDepositorName('홍길동', { bracket: '(123)' })).toBe('홍길동(123)');
+      expect(simulatedDepositorName('가나다라마바사아자', { bank: 'SHINHAN' })).toBe('가나다라마바사');
+      expect(simulatedDepositorName('가나다라마바사아자', { truncate: '4' })).toBe('가나다라');
+    });
+
+    it('listen streams the workspace’s events and forwards them signed to a local URL', async () => {
+      const got: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+      const receiver = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          got.push({ headers: req.headers, body });
+          res.end('ok');
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+      const port = (receiver.address() as { port: number }).port;
+      const lines: string[] = [];
+      const done = listen({ url: t.url, token: m.apiKey.secret, forwardTo: `http://127.0.0.1:${port}/hook`, out: (l) => lines.push(l), max: 2 });
+      await new Promise((r) => setTimeout(r, 300));
+      await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '리슨' }, amount: 9100 } });
+      await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '리슨', amount: 9100 });
+      const { secret, received } = await done;
+      expect(received).toBe(2);
+      expect(lines.some((l) => l.includes('invoice.created'))).toBe(true);
+      expect(lines.some((l) => l.includes('invoice.paid'))).toBe(true);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(got.map((g) => JSON.parse(g.body).type)).toEqual(['invoice.created', 'invoice.paid']);
+      for (const g of got) {
+        const key = Buffer.from(secret!.slice(6), 'base64');
+        const sig = createHmac('sha256', key).update(`${g.headers['webhook-id']}.${g.headers['webhook-timestamp']}.${g.body}`).digest('base64');
+        expect(g.headers['webhook-signature']).toBe(`v1,${sig}`);
+      }
+      receiver.close();
+    });
+  });
+});
+
+describe(`graceful shutdown on ${dbLabel}`, () => {
+  it('stop() lets an in-flight request finish and tells subscribers to go away (1001)', async () => {
+    const t = await startTestApp();
+    const m = await bootstrap(t.client);
+    const client = wsClient(t.url, m.apiKey.secret);
+    const codes: number[] = [];
+    client.on('closed', (e) => codes.push((e as { code: number }).code));
+    await subscribeWs(client, `subscription { invoicePaid { id } }`);
+    const inFlight = t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '종료' }, amount: 1 } });
+    await new Promise((r) => setTimeout(r, 5));
+    const stopping = t.stop();
+    const r = await inFlight;
+    await stopping;
+    for (let i = 0; i < 50 && codes.length === 0; i++) await new Promise((res) => setTimeout(res, 20));
+    expect(r.status).toBe(201);
+    expect(codes).toContain(1001);
+    await client.dispose();
+  });
+});
