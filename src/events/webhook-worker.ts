@@ -20,6 +20,8 @@ export interface WebhookWorkerOptions {
   batch: number;
   concurrency: number;
   pollMs: number;
+  /** Called for every attempt (metrics). */
+  onAttempt?: (ok: boolean) => void;
 }
 
 export interface WebhookMetrics {
@@ -115,6 +117,7 @@ export class WebhookWorker {
     const nextAttemptAt = finished ? null : new Date(after.getTime() + delay);
     this.metrics.attempts++;
     if (!ok) this.metrics.failures++;
+    this.opts.onAttempt?.(ok);
     await this.prisma.$transaction(async (tx) => {
       await tx.webhookDelivery.create({
         data: {

@@ -138,6 +138,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     batch: 100,
     concurrency: 32,
     pollMs: 1000,
+    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'success' : 'failure' }),
   });
   const dispatcher = new OutboxDispatcher(db.prisma, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
   const workers: Workers = { bus, dispatcher, webhooks, jobs, email };

@@ -60,4 +60,14 @@ describe('npm start and the CLI', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('PORT');
   });
+
+  it('SIGTERM stops the server gracefully: exit code 0 and the port closed', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'btp-term-'));
+    const { child: server } = await startServerProcess({ DATA_DIR: dir, LOG_LEVEL: 'warn', DATABASE_URL: '' }, port);
+    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
 });

@@ -134,6 +134,8 @@ describe(`webhooks on ${dbLabel}`, () => {
     expect(d[1].nextAttemptAt).not.toBeNull();
     const dispatch = await t.app.db.sql.query<{ status: string; attempts: number }>(`SELECT status::text, attempts FROM "WebhookDispatch" WHERE "webhookId" = $1`, [w.webhook.id]);
     expect(dispatch).toEqual([{ status: 'FAILED', attempts: 7 }]);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/webhook_delivery_attempts_total\{result="failure"\} ([7-9]|\d\d+)/);
     rx.respond = () => 200;
   });
 
