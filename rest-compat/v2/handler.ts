@@ -1,6 +1,7 @@
 /** The v2 request handler: route, run, render errors in the v2 envelope with numeric codes (never a stack trace). */
 import { isDomainError, renderV2, type DomainError } from '../../src/domain/errors.ts';
 import { json } from '../shared/http.ts';
+import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
 import { v2Routes, type V2Context } from './routes.ts';
 import { v2CashReceipt, type ReceiptView } from './wire.ts';
 
@@ -25,6 +26,10 @@ export async function handleV2(request: Request, ctx: V2Context, onUnexpected: (
     if (isDomainError(e)) {
       const { status, body } = renderV2(e.code, v2ErrorData(e, ctx.principal?.workspaceOwnerId ?? null));
       return json(status, body);
+    }
+    if (isDatabaseUnavailable(e)) {
+      const { status, body } = renderV2('SERVICE_UNAVAILABLE');
+      return json(status, body, { 'retry-after': '5' });
     }
     onUnexpected(e);
     const { status, body } = renderV2('INTERNAL_SERVER_ERROR');

@@ -16,3 +16,26 @@ export function isUniqueViolation(e: unknown, field?: string): boolean {
 export function isRecordNotFound(e: unknown): boolean {
   return (e as { code?: string })?.code === 'P2025';
 }
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  'P1001', 'P1002', 'P1008', 'P1017', 'P2024',
+]);
+const UNAVAILABLE_MESSAGE = /connection terminated|ECONNREFUSED|ECONNRESET|timeout exceeded when trying to connect|can't reach database|server has closed the connection|connection (is )?closed|Client has encountered a connection error|terminating connection/i;
+
+/**
+ * Whether an error means the database cannot be reached right now (connection refused, dropped or timed out): the
+ * request is answered 503 SERVICE_UNAVAILABLE with Retry-After instead of 500. Looks through `cause` chains.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur && typeof cur === 'object'; depth++) {
+    const err = cur as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; causes?: unknown[]; errno?: unknown };
+    if (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code)) return true;
+    if (typeof err.message === 'string' && UNAVAILABLE_MESSAGE.test(err.message)) return true;
+    if (Array.isArray(err.causes) && err.causes.some(isDatabaseUnavailable)) return true;
+    cur = err.cause ?? err.originalError;
+  }
+  return false;
+}

@@ -50,6 +50,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { ERROR_TABLE, renderV1, renderV2, type DomainError } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
 import { Metrics, routeLabel } from './metrics.ts';
 import { idempotent, isGraphQLMutation } from './idempotency.ts';
 
@@ -248,8 +249,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         response = json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
       }
     } catch (e) {
-      onUnexpected(requestId)(e);
-      response = json(500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error.' });
+      response = outerError(path, e, () => onUnexpected(requestId)(e));
     }
     response.headers.set('x-request-id', requestId);
     metrics.httpDuration.observe({ method: request.method, route: routeLabel(path), status: String(response.status) }, (performance.now() - started) / 1000);
@@ -332,6 +332,20 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await db.close();
     },
   };
+}
+
+/**
+ * An error outside the faces' own handling (e.g. resolving the credential while the database is down), rendered in the
+ * envelope of the path's face: 503 SERVICE_UNAVAILABLE when the database cannot be reached, 500 otherwise.
+ */
+function outerError(path: string, e: unknown, logUnexpected: () => void): Response {
+  const code = isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
+  if (code === 'INTERNAL_SERVER_ERROR') logUnexpected();
+  const headers: Record<string, string> = code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': '5' } : {};
+  if (path === '/v1' || path.startsWith('/v1/')) return json(renderV1(code).status, renderV1(code).body, headers);
+  if (path === '/v2' || path.startsWith('/v2/')) return json(renderV2(code).status, renderV2(code).body, headers);
+  if (path === '/graphql') return json(ERROR_TABLE[code].v1.status, { errors: [{ message: ERROR_TABLE[code].message, extensions: { code } }] }, headers);
+  return json(ERROR_TABLE[code].v1.status, { code: ERROR_TABLE[code].v1.code, message: ERROR_TABLE[code].message }, headers);
 }
 
 /** A refusal before GraphQL execution (e.g. an Idempotency-Key reused), as a GraphQL error response. */

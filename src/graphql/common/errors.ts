@@ -4,6 +4,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { DomainError, ERROR_TABLE, isErrorCode } from '../../domain/errors.ts';
+import { isDatabaseUnavailable } from '../../domain/prisma-errors.ts';
 
 /** The DomainError behind a GraphQL error, if any. */
 export function domainErrorOf(error: unknown): DomainError | null {
@@ -35,6 +36,10 @@ export function toGraphQLError(e: DomainError, source?: GraphQLError): GraphQLEr
 export function maskError(error: unknown, message: string, log?: (e: unknown) => void): Error {
   const domain = domainErrorOf(error);
   if (domain) return toGraphQLError(domain, error instanceof GraphQLError ? error : undefined);
+  if (isDatabaseUnavailable(error)) {
+    const source = error instanceof GraphQLError ? error : undefined;
+    return toGraphQLError(new DomainError('SERVICE_UNAVAILABLE'), source);
+  }
   if (error instanceof GraphQLError) {
     const original = error.originalError;
     if (!original || original instanceof GraphQLError) {
