@@ -11,7 +11,7 @@ import { V2CashReceipt, idOf } from './components.ts';
 import { OPERATIONS, type Face, type Operation } from './operations.ts';
 import { WEBHOOK_EVENTS } from './webhooks.ts';
 
-export const OPENAPI_VERSION = '1.2.0';
+export const OPENAPI_VERSION = '1.3.0';
 
 type Json = Record<string, unknown>;
 
@@ -124,13 +124,15 @@ function oauthErrors(op: Operation): Record<string, Json> {
     '400': OAUTH_ERROR(bad, 'The request is malformed (not form-urlencoded, a parameter missing or repeated)' + (bad.length > 1 ? ', or the code is invalid, expired, used or for another redirect URI.' : '.')),
     '401': OAUTH_ERROR(['invalid_client'], 'Client authentication failed (missing or wrong client id or secret).'),
     '413': OAUTH_ERROR(['invalid_request'], 'The body is too large.'),
+    '429': OAUTH_ERROR(['temporarily_unavailable'], 'Rate limit exceeded: retry after `Retry-After` seconds.'),
     '500': OAUTH_ERROR(['server_error'], 'Server error.', false),
+    '503': OAUTH_ERROR(['temporarily_unavailable'], 'The database cannot be reached: retry after `Retry-After` seconds.'),
   };
 }
 
 /** Bank-notification errors `{code, message, field?}` (src/http/bank-notifications.ts), codes from the v1 rendering. */
 function bankErrors(render: ReturnType<typeof renderer>): Record<string, Json> {
-  const codes: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'INTERNAL_SERVER_ERROR'];
+  const codes: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
   const byStatus = new Map<number, string[]>();
   for (const c of codes) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
   const out: Record<string, Json> = {};
@@ -183,9 +185,29 @@ function withoutNull(schema: Json): Json {
 /** Domain codes every idempotent POST can add (src/domain/idempotency.ts). */
 const IDEMPOTENCY_ERRORS = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'BAD_REQUEST'] as const;
 
+/** Codes any v1/v2 call can get from the layer in front of the faces (src/http/app.ts): rate limit, database down. */
+const FRONT_ERRORS = ['RATE_LIMITED', 'SERVICE_UNAVAILABLE'] as const;
+
+/** Response headers of every rate-limited call (src/http/rate-limit.ts). */
+const RATE_HEADERS: Json = {
+  'RateLimit-Limit': { description: 'Requests the credential may make at once (the bucket size).', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the bucket now.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: '`<bucket size>;w=<seconds to refill it>`.', schema: { type: 'string' } },
+};
+const RETRY_AFTER: Json = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
+
+function withHeaders(responses: Json): Json {
+  for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    response.headers = status === '429' || status === '503' ? { ...RATE_HEADERS, ...RETRY_AFTER } : { ...RATE_HEADERS };
+  }
+  return responses;
+}
+
 function operationObject(operation: Operation, render: ReturnType<typeof renderer>): Json {
   const idempotent = operation.method === 'post' && (operation.face === 'v1' || operation.face === 'v2');
-  const op: Operation = idempotent ? { ...operation, errors: [...new Set([...operation.errors, ...IDEMPOTENCY_ERRORS])] } : operation;
+  const front = operation.face === 'v1' || operation.face === 'v2' ? FRONT_ERRORS : [];
+  const op: Operation = { ...operation, errors: [...new Set([...operation.errors, ...(idempotent ? IDEMPOTENCY_ERRORS : []), ...front])] };
   const parameters: Json[] = [];
   if (idempotent) {
     parameters.push({
@@ -224,7 +246,7 @@ function operationObject(operation: Operation, render: ReturnType<typeof rendere
           },
         }
       : {}),
-    responses,
+    responses: withHeaders(responses),
   };
 }
 

@@ -56,6 +56,14 @@ export const configSchema = z.object({
   SESSION_TTL_HOURS: intFrom(1, 24 * 365).default(24 * 14),
   /** Largest request body accepted, in bytes. */
   MAX_BODY_BYTES: intFrom(1024, 50 * 1024 * 1024).default(1024 * 1024),
+  /** Requests per second each credential (or, without one, each client address) may make on average; 0 = no limit. */
+  RATE_LIMIT_PER_SECOND: intFrom(0, 1_000_000).default(100),
+  /** Requests a credential may make at once before the per-second rate applies (the bucket size). */
+  RATE_LIMIT_BURST: intFrom(1, 10_000_000).default(1000),
+  /** Slow-loris protection: a client must send its request headers within this time … */
+  HTTP_HEADERS_TIMEOUT_MS: intFrom(1000, 600_000).default(10_000),
+  /** … and its whole request (headers and body) within this time; otherwise 408 and the connection is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: intFrom(1000, 3_600_000).default(30_000),
   /** Run background workers (outbox dispatch, webhooks, agency jobs) in this process. */
   WORKERS: bool.default(true),
 });

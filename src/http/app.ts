@@ -53,6 +53,8 @@ import { ERROR_TABLE, renderV1, renderV2, type DomainError } from '../domain/err
 import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
 import { Metrics, routeLabel } from './metrics.ts';
 import { idempotent, isGraphQLMutation } from './idempotency.ts';
+import { memoryRateLimiter, rateLimitHeaders, rateLimitKey, redisRateLimiter, type RateLimiter } from './rate-limit.ts';
+import type { ErrorCode } from '../domain/errors.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -144,6 +146,10 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const dispatcher = new OutboxDispatcher(db.prisma, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
   const workers: Workers = { bus, dispatcher, webhooks, jobs, email };
 
+  const rateOptions = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };
+  const rateLimiter: RateLimiter | null =
+    config.RATE_LIMIT_PER_SECOND === 0 ? null : config.REDIS_URL ? redisRateLimiter(rateOptions, config.REDIS_URL, log) : memoryRateLimiter(rateOptions);
+
   const onUnexpected = (requestId: string) => (e: unknown) => log.error({ err: e, requestId }, 'unexpected error');
 
   async function contextFor(request: Request | undefined, authorization: string | null | undefined, requestId: string): Promise<GraphQLContext> {
@@ -189,24 +195,32 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const sofa = createSofaApi(contextFor, onUnexpected, config.MAX_BODY_BYTES);
 
   let inFlight = 0;
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, serverContext?: { req?: { socket?: { remoteAddress?: string } } }): Promise<Response> {
     inFlight++;
     try {
-      return await handleRequest(request);
+      return await handleRequest(request, serverContext?.req?.socket?.remoteAddress);
     } finally {
       inFlight--;
     }
   }
 
-  async function handleRequest(request: Request): Promise<Response> {
+  async function handleRequest(request: Request, clientAddress: string | undefined): Promise<Response> {
     const incoming = request.headers.get('x-request-id');
     const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     const started = performance.now();
     const url = new URL(request.url);
     const path = url.pathname;
     let response: Response;
+    let limitHeaders: Record<string, string> | null = null;
     try {
-      if (path === '/graphql') {
+      if (rateLimiter && isRateLimited(path)) {
+        const decision = await rateLimiter.take(rateLimitKey(request.headers.get('authorization'), clientAddress));
+        limitHeaders = rateLimitHeaders(decision, rateOptions);
+        if (!decision.allowed) metrics.rateLimited.inc();
+      }
+      if (limitHeaders?.['retry-after']) {
+        response = faceError(path, 'RATE_LIMITED');
+      } else if (path === '/graphql') {
         const declared = Number(request.headers.get('content-length') ?? NaN);
         if (Number.isFinite(declared) && declared > config.MAX_BODY_BYTES) {
           response = json(413, { errors: [{ message: ERROR_TABLE.PAYLOAD_TOO_LARGE.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
@@ -252,6 +266,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       response = outerError(path, e, () => onUnexpected(requestId)(e));
     }
     response.headers.set('x-request-id', requestId);
+    if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
     metrics.httpDuration.observe({ method: request.method, route: routeLabel(path), status: String(response.status) }, (performance.now() - started) / 1000);
     log.debug({ requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
@@ -267,8 +282,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     workers,
     fetch: handle,
     async start() {
-      const adapter = createServerAdapter(handle);
-      server = createServer(adapter);
+      const adapter = createServerAdapter(handle as (r: Request, ctx: object) => Promise<Response>);
+      // Slow-loris protection: headers and the whole request must arrive in time (checked every second), else 408.
+      server = createServer({ headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, adapter);
       wss = new WebSocketServer({ server, path: '/graphql' });
       useServer(
         {
@@ -329,6 +345,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       webhookHttp.close();
       (email as { close?: () => void }).close?.();
       await bus.close();
+      await rateLimiter?.close();
       await db.close();
     },
   };
@@ -341,10 +358,24 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 function outerError(path: string, e: unknown, logUnexpected: () => void): Response {
   const code = isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
   if (code === 'INTERNAL_SERVER_ERROR') logUnexpected();
-  const headers: Record<string, string> = code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': '5' } : {};
+  return faceError(path, code, code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': '5' } : {});
+}
+
+/** The paths whose calls count against a credential's rate limit (not health checks, metrics or documentation). */
+function isRateLimited(path: string): boolean {
+  return path === '/graphql' || path.startsWith('/v1') || path.startsWith('/v2') || path === '/bank-notifications' || path.startsWith(SOFA_BASE);
+}
+
+/** An error decided before a face runs, in the envelope of the path's face. */
+function faceError(path: string, code: ErrorCode, headers: Record<string, string> = {}): Response {
+  if (path === '/v2/oauth-apps/token' || path === '/v2/oauth-apps/revoke') {
+    // RFC 6749 bodies; `temporarily_unavailable` tells the client to retry later.
+    const status = ERROR_TABLE[code].v2.status;
+    return json(status, { error: status >= 500 && code !== 'SERVICE_UNAVAILABLE' ? 'server_error' : 'temporarily_unavailable', error_description: ERROR_TABLE[code].message }, headers);
+  }
   if (path === '/v1' || path.startsWith('/v1/')) return json(renderV1(code).status, renderV1(code).body, headers);
   if (path === '/v2' || path.startsWith('/v2/')) return json(renderV2(code).status, renderV2(code).body, headers);
-  if (path === '/graphql') return json(ERROR_TABLE[code].v1.status, { errors: [{ message: ERROR_TABLE[code].message, extensions: { code } }] }, headers);
+  if (path === '/graphql' || path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) return json(ERROR_TABLE[code].v1.status, { errors: [{ message: ERROR_TABLE[code].message, extensions: { code } }] }, headers);
   return json(ERROR_TABLE[code].v1.status, { code: ERROR_TABLE[code].v1.code, message: ERROR_TABLE[code].message }, headers);
 }
 

@@ -19,6 +19,7 @@ export class Metrics {
   readonly matchOutcomes: Counter<'outcome'>;
   readonly webhookAttempts: Counter<'result'>;
   readonly outboxLag: Gauge;
+  readonly rateLimited: Counter;
 
   constructor(opts: { outboxLagSeconds: () => Promise<number> }) {
     collectDefaultMetrics({ register: this.registry });
@@ -40,6 +41,11 @@ export class Metrics {
       name: 'deposit_match_outcomes_total',
       help: 'Deposits by matching outcome (EXACT, BRACKET_REMOVAL, NAME_PREFIX, AMBIGUOUS, ALREADY_PAID, NONE, VERIFICATION).',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.rateLimited = new Counter({
+      name: 'http_rate_limited_total',
+      help: 'Requests refused with 429 by the per-credential rate limit.',
       registers: [this.registry],
     });
     this.webhookAttempts = new Counter({
