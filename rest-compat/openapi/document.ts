@@ -11,7 +11,7 @@ import { V2CashReceipt, idOf } from './components.ts';
 import { OPERATIONS, type Face, type Operation } from './operations.ts';
 import { WEBHOOK_EVENTS } from './webhooks.ts';
 
-export const OPENAPI_VERSION = '1.3.0';
+export const OPENAPI_VERSION = '1.2.0';
 
 type Json = Record<string, unknown>;
 

@@ -30,7 +30,7 @@ describe('GET /openapi.json', () => {
     expect(readFileSync(committedPath, 'utf8')).toBe(served);
   });
 
-  it('is OpenAPI 3.1 with info.version 1.3.0 and every v1, v2, OAuth and bank-notification path', async () => {
+  it('is OpenAPI 3.1 with info.version 1.2.0 and every v1, v2, OAuth and bank-notification path', async () => {
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
       openapi: string;
       info: { version: string };
@@ -39,7 +39,7 @@ describe('GET /openapi.json', () => {
       components: { securitySchemes: Record<string, { type: string; scheme: string }> };
     };
     expect(doc.openapi).toMatch(/^3\.1\./);
-    expect(doc.info.version).toBe('1.3.0');
+    expect(doc.info.version).toBe('1.2.0');
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(operations.sort()).toEqual(
       [

@@ -72,7 +72,7 @@ describe('/api (sofa-api over the GraphQL schema)', () => {
     const res = await fetch(`${t.url}/api/openapi.json`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { info: { version: string }; servers: { url: string }[]; paths: Record<string, Record<string, unknown>> };
-    expect(doc.info.version).toBe('1.3.0');
+    expect(doc.info.version).toBe('1.2.0');
     expect(doc.servers).toEqual([{ url: '/api' }]);
     expect(doc.paths['/create-invoice']?.post).toBeDefined();
     expect(doc.paths['/invoice-page']?.get).toBeDefined();
