@@ -40,6 +40,10 @@ export const configSchema = z.object({
     .string()
     .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
+  /** A Popbill-style cash-receipt agency's API (src/events/agency/http-agency.ts); unset = the simulated agency. */
+  AGENCY_URL: urlWith(['http:', 'https:']).optional(),
+  AGENCY_LINK_ID: z.string().min(1).optional(),
+  AGENCY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Delay before the simulated agency reports the tax-authority result. */
   AGENCY_SIM_DELAY_MS: intFrom(0, 86_400_000).default(2000),
   /** Comma-separated delays (ms) of the 6 webhook retries. */
@@ -95,7 +99,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       })),
     );
   }
-  return parsed.data;
+  const c = parsed.data;
+  if (c.AGENCY_URL) {
+    const missing = (['AGENCY_LINK_ID', 'AGENCY_SECRET_KEY'] as const).filter((k) => !c[k]);
+    if (missing.length) throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when AGENCY_URL is set' })));
+  }
+  return c;
 }
 
 /** Decodes a 32-byte key written as hex or base64; null when it is neither. */

@@ -42,6 +42,7 @@ import type { EmailPort } from '../domain/email/email.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
 import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
 import { simulatedAgency } from '../events/agency/simulated-agency.ts';
+import { httpAgency } from '../events/agency/http-agency.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -102,6 +103,13 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const { key: encryptionKey, source } = loadEncryptionKey(config.ENCRYPTION_KEY, config.DATA_DIR);
   if (source === 'file' && config.DATABASE_URL) log.warn('ENCRYPTION_KEY is not set: using a key file under DATA_DIR; set ENCRYPTION_KEY when several instances share the database');
 
+  // The cash-receipt agency: a Popbill-style HTTP API when AGENCY_URL is set, else the simulated one. The tax
+  // authority answers a real agency the next day, so its settle job polls for longer.
+  const agency =
+    opts.agency ??
+    (config.AGENCY_URL
+      ? httpAgency({ baseUrl: config.AGENCY_URL, linkId: config.AGENCY_LINK_ID!, secretKey: config.AGENCY_SECRET_KEY! })
+      : simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS));
   const deps: Deps = {
     prisma: db.prisma,
     sql: db.sql,
@@ -110,13 +118,13 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     encryptionKey,
     settings: {
       sessionTtlHours: config.SESSION_TTL_HOURS,
-      agencyName: 'SIMULATED',
+      agencyName: agency.name,
       maxLoginFailures: 10,
       loginWindowMinutes: 15,
       webhookAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     },
-    agency: opts.agency ?? simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS),
-    agencyResultDelayMs: config.AGENCY_SIM_DELAY_MS,
+    agency,
+    agencyResultDelayMs: config.AGENCY_URL && !opts.agency ? 60_000 : config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
     onEventsCommitted: () => workers.dispatcher.wake(),
     onJobsQueued: () => workers.jobs.wake(),

@@ -43,6 +43,18 @@ describe('configuration (one zod schema over environment variables)', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
   });
 
+  it('AGENCY_URL needs AGENCY_LINK_ID and AGENCY_SECRET_KEY', () => {
+    expect(() => loadConfig({ AGENCY_URL: 'https://agency.example' })).toThrow(/AGENCY_LINK_ID[\s\S]*AGENCY_SECRET_KEY/);
+    const c = loadConfig({ AGENCY_URL: 'https://agency.example', AGENCY_LINK_ID: 'SHOP', AGENCY_SECRET_KEY: 'x'.repeat(32) });
+    expect(c.AGENCY_URL).toBe('https://agency.example');
+    expect(() => loadConfig({ AGENCY_URL: 'ftp://agency.example', AGENCY_LINK_ID: 'SHOP', AGENCY_SECRET_KEY: 'x'.repeat(32) })).toThrow(/AGENCY_URL/);
+  });
+
+  it('rate limits default to 100/s with a burst of 1,000; 0 turns them off', () => {
+    expect(loadConfig({})).toMatchObject({ RATE_LIMIT_PER_SECOND: 100, RATE_LIMIT_BURST: 1000, HTTP_HEADERS_TIMEOUT_MS: 10_000, HTTP_REQUEST_TIMEOUT_MS: 30_000 });
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).RATE_LIMIT_PER_SECOND).toBe(0);
+  });
+
   it('an empty variable counts as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(4000);
   });
