@@ -31,8 +31,18 @@ export class ServiceClient {
 
   constructor(
     readonly baseUrl: string,
-    private readonly fetchImpl: typeof fetch = fetch,
+    private readonly rawFetch: typeof fetch = fetch,
   ) {}
+
+  /** fetch, with the network-level cause (ECONNREFUSED, ECONNRESET ...) in the message when the call fails. */
+  private async fetchImpl(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.rawFetch(url, init);
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new ServiceError(`${init.method ?? 'GET'} ${url} failed: ${cause?.code ?? ''} ${cause?.message ?? (e as Error).message}`.replace(/\s+/g, ' '), 0, null);
+    }
+  }
 
   /** POST /graphql; returns the whole response (data and errors). */
   async graphql<T = Record<string, any>>(query: string, variables: Record<string, unknown> = {}, token?: string): Promise<GraphQLResponse<T>> {

@@ -292,7 +292,12 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     async start() {
       const adapter = createServerAdapter(handle as (r: Request, ctx: object) => Promise<Response>);
       // Slow-loris protection: headers and the whole request must arrive in time (checked every second), else 408.
-      server = createServer({ headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, adapter);
+      // Idle keep-alive connections stay open 65 s, longer than a load balancer's usual 60 s idle timeout, so the client
+      // side closes first and never sends a request on a socket the server is closing (ECONNRESET).
+      server = createServer(
+        { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000, keepAliveTimeout: 65_000 },
+        adapter,
+      );
       wss = new WebSocketServer({ server, path: '/graphql' });
       useServer(
         {
