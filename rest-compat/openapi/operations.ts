@@ -145,10 +145,11 @@ const V2InvoiceQuery = z.object({
 
 const READ: ErrorCode[] = ['UNAUTHENTICATED', 'SESSION_TOKEN_NOT_ALLOWED', 'INTERNAL_SERVER_ERROR'];
 const WRITE: ErrorCode[] = [...READ, 'READ_ONLY_KEY'];
-const BODY: ErrorCode[] = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE'];
-const LIST: ErrorCode[] = ['INVALID_OFFSET', 'INVALID_LIMIT', 'LIMIT_EXCEEDS_MAXIMUM', 'INVALID_DATE_RANGE_FORMAT', 'BAD_REQUEST'];
-const INVOICE_BY_ID: ErrorCode[] = ['INVALID_INVOICE_ID', 'INVOICE_NOT_FOUND', 'OUT_OF_SCOPE'];
-const RECEIPT_BY_ID: ErrorCode[] = ['INVALID_CASH_RECEIPT_ID', 'CASH_RECEIPT_NOT_FOUND'];
+/** VALIDATION_FAILED: text the database cannot store (U+0000, a lone surrogate) in a field or a filter (src/domain/request-schema.ts). */
+const BODY: ErrorCode[] = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED'];
+const LIST: ErrorCode[] = ['INVALID_OFFSET', 'INVALID_LIMIT', 'LIMIT_EXCEEDS_MAXIMUM', 'INVALID_DATE_RANGE_FORMAT', 'BAD_REQUEST', 'VALIDATION_FAILED'];
+const INVOICE_BY_ID: ErrorCode[] = ['INVALID_INVOICE_ID', 'INVOICE_NOT_FOUND', 'FOREIGN_INVOICE', 'OUT_OF_SCOPE'];
+const RECEIPT_BY_ID: ErrorCode[] = ['INVALID_CASH_RECEIPT_ID', 'CASH_RECEIPT_NOT_FOUND', 'FOREIGN_CASH_RECEIPT'];
 const INVOICE_FIELDS: ErrorCode[] = [
   'INVALID_BANK_ACCOUNT_IDS',
   'INVALID_CUSTOMER_NAME',
@@ -258,7 +259,7 @@ export const OPERATIONS: Operation[] = [
     face: 'v1',
     pathId: byId('transaction (`trx_...`)'),
     ok: { status: 200, description: 'The deposit.', schema: v1Envelope('V1TransactionResponse', 'OK', V1Transaction, 'One deposit.') },
-    errors: [...READ, 'TRANSACTION_NOT_FOUND', 'OUT_OF_SCOPE'],
+    errors: [...READ, 'TRANSACTION_NOT_FOUND', 'FOREIGN_TRANSACTION', 'OUT_OF_SCOPE'],
   },
   {
     method: 'post',

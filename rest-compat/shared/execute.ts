@@ -3,7 +3,7 @@
  * back into DomainErrors: a domain error keeps its code; a variable that GraphQL could not coerce is BAD_REQUEST
  * (the spec's "enum value outside the list"); anything else is an internal error.
  */
-import { execute, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { DomainError, isErrorCode } from '../../src/domain/errors.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -52,7 +52,9 @@ export async function run<T = Record<string, unknown>>(ctx: GraphQLContext, sour
       if (d) throw d;
     }
     const first = result.errors[0];
-    if (!first.path && !first.originalError) throw new DomainError('BAD_REQUEST', { message: first.message });
+    // An error without a path stopped the operation before it ran: a variable that does not coerce (an enum value
+    // outside the list, a scalar that refuses its value) is the caller's, whatever GraphQL attached as its cause.
+    if (!first.path && (!first.originalError || first.originalError instanceof GraphQLError)) throw new DomainError('BAD_REQUEST', { message: first.message });
     const code = first.extensions?.code;
     if (code === 'UNAUTHENTICATED' || code === 'DASHBOARD_ONLY') throw new DomainError(code);
     throw new InternalOperationError(result.errors.map((e) => e.originalError ?? e));

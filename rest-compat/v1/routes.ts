@@ -9,7 +9,8 @@ import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
 import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
 import { parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { DomainError } from '../../src/domain/errors.ts';
+import { DomainError, type ErrorCode } from '../../src/domain/errors.ts';
+import { isStorableText } from '../../src/domain/request-schema.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';
 
 export interface V1Context extends GraphQLContext {
@@ -24,6 +25,15 @@ function principalFor(ctx: V1Context, write: boolean) {
   assertNotSession(p);
   if (write) assertCanWrite(p);
   return p;
+}
+
+/**
+ * A path id, or the resource's not-found error (spec: 404 for a missing resource) when it holds text no id can hold
+ * (U+0000, a lone surrogate): such an id names nothing, and must not reach the database.
+ */
+function pathId(raw: string, notFound: ErrorCode): string {
+  if (!isStorableText(raw)) throw new DomainError(notFound);
+  return raw;
 }
 
 const CREATE_INVOICE = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V1_INVOICE_FIELDS} } } } }`;
@@ -79,17 +89,17 @@ export const v1Routes = new RouteTable<V1Context>()
   })
   .add('GET', '/v1/invoices/:id', async (_req, params, ctx) => {
     const p = principalFor(ctx, false);
-    const data = await run<{ invoice: GqlInvoice }>(ctx, GET_INVOICE, { id: params.id });
+    const data = await run<{ invoice: GqlInvoice }>(ctx, GET_INVOICE, { id: pathId(params.id, 'INVOICE_NOT_FOUND') });
     return ok(v1Invoice(data.invoice, p.workspaceOwnerId));
   })
   .add('POST', '/v1/invoices/:id/mark-as-paid', async (_req, params, ctx) => {
     const p = principalFor(ctx, true);
-    const data = await run<{ markInvoicePaid: { invoice: GqlInvoice } }>(ctx, MARK_PAID, { id: params.id });
+    const data = await run<{ markInvoicePaid: { invoice: GqlInvoice } }>(ctx, MARK_PAID, { id: pathId(params.id, 'INVOICE_NOT_FOUND') });
     return ok(v1Invoice(data.markInvoicePaid.invoice, p.workspaceOwnerId));
   })
   .add('DELETE', '/v1/invoices/:id', async (_req, params, ctx) => {
     principalFor(ctx, true);
-    await run(ctx, DELETE_INVOICE, { id: params.id });
+    await run(ctx, DELETE_INVOICE, { id: pathId(params.id, 'INVOICE_NOT_FOUND') });
     return json(200, { code: 'DELETED', data: null });
   })
   .add('GET', '/v1/transactions', async (req, _params, ctx) => {
@@ -115,7 +125,7 @@ export const v1Routes = new RouteTable<V1Context>()
   })
   .add('GET', '/v1/transactions/:id', async (_req, params, ctx) => {
     const p = principalFor(ctx, false);
-    const data = await run<{ transaction: GqlTransaction }>(ctx, GET_TRANSACTION, { id: params.id });
+    const data = await run<{ transaction: GqlTransaction }>(ctx, GET_TRANSACTION, { id: pathId(params.id, 'TRANSACTION_NOT_FOUND') });
     return ok(v1Transaction(data.transaction, p.workspaceOwnerId));
   })
   .add('POST', '/v1/cash-receipts', async (req, _params, ctx) => {
@@ -146,12 +156,12 @@ export const v1Routes = new RouteTable<V1Context>()
   })
   .add('GET', '/v1/cash-receipts/:id', async (_req, params, ctx) => {
     const p = principalFor(ctx, false);
-    const data = await run<{ cashReceipt: GqlCashReceipt }>(ctx, GET_RECEIPT, { id: params.id });
+    const data = await run<{ cashReceipt: GqlCashReceipt }>(ctx, GET_RECEIPT, { id: pathId(params.id, 'CASH_RECEIPT_NOT_FOUND') });
     return ok(v1CashReceipt(data.cashReceipt, p.workspaceOwnerId));
   })
   .add('POST', '/v1/cash-receipts/:id/revoke', async (_req, params, ctx) => {
     const p = principalFor(ctx, true);
-    const data = await run<{ revokeCashReceipt: { cashReceipt: GqlCashReceipt } }>(ctx, REVOKE_RECEIPT, { id: params.id });
+    const data = await run<{ revokeCashReceipt: { cashReceipt: GqlCashReceipt } }>(ctx, REVOKE_RECEIPT, { id: pathId(params.id, 'CASH_RECEIPT_NOT_FOUND') });
     return ok(v1CashReceipt(data.revokeCashReceipt.cashReceipt, p.workspaceOwnerId));
   });
 

@@ -50,6 +50,63 @@ function fieldOrder(schema: z.core.$ZodType | undefined, depth = 0): string[] {
   return fieldOrder(def.innerType, depth + 1);
 }
 
+/**
+ * Text the database can store: no U+0000 (PostgreSQL text and jsonb cannot hold it) and well-formed UTF-16 (a lone
+ * surrogate has no UTF-8 form). Anything else in a request is refused as VALIDATION_FAILED at its field, never a 500.
+ */
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE_TEXT.test(s);
+}
+
+export const UNSTORABLE_TEXT_MESSAGE = 'Text must be valid Unicode without U+0000 (NUL) characters.';
+
+/**
+ * The path of the first string (value or object key) in `value` that is not storable text, or null when there is none.
+ * Walks iteratively (a hostile, deeply nested JSON body cannot overflow the stack) and visits each object once.
+ */
+export function unstorableTextPath(value: unknown): string[] | null {
+  // Each item links to its parent, so the path is built only for the string that fails (deep bodies stay linear).
+  interface Item {
+    v: unknown;
+    key: string | null;
+    parent: Item | null;
+  }
+  const pathOf = (item: Item | null, last?: string): string[] => {
+    const out: string[] = last === undefined ? [] : [last];
+    for (let i = item; i && i.key !== null; i = i.parent) out.push(i.key);
+    return out.reverse();
+  };
+  const stack: Item[] = [{ v: value, key: null, parent: null }];
+  const seen = new Set<object>();
+  while (stack.length) {
+    const item = stack.pop()!;
+    const v = item.v;
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) return pathOf(item);
+      continue;
+    }
+    if (typeof v !== 'object' || v === null || seen.has(v) || v instanceof Date) continue;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: String(i), parent: item });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (const key of keys) if (!isStorableText(key)) return pathOf(item, key);
+    // Pushed in reverse so the first field is looked at first.
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], key: keys[i], parent: item });
+  }
+  return null;
+}
+
+/** Throws VALIDATION_FAILED at the first string in `value` that the database cannot store. */
+export function assertStorableText(value: unknown, at: readonly string[] = []): void {
+  const path = unstorableTextPath(value);
+  if (path) throw new DomainError('VALIDATION_FAILED', { message: UNSTORABLE_TEXT_MESSAGE, path: [...at, ...path].length ? [...at, ...path] : undefined });
+}
+
 export interface ParseOptions {
   /** Where an error of this code is reported, when not at the issue's own path (an array item or record value reports at the field). */
   reportAt?: Partial<Record<ErrorCode, readonly string[]>>;
@@ -61,7 +118,15 @@ export interface ParseOptions {
  */
 export function parseRequest<S extends z.ZodType>(schema: S, raw: unknown, opts: ParseOptions = {}): z.output<S> {
   const result = schema.safeParse(raw);
-  if (result.success) return result.data;
+  if (result.success) {
+    // What passed every field rule goes on to be stored: text the database cannot store is refused at its field
+    // (fields the schema does not read are ignored, as they are otherwise).
+    const order = fieldOrder(schema);
+    const fields = order.length && raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? order.filter((k) => Object.hasOwn(raw, k)).map((k) => ({ [k]: (raw as Record<string, unknown>)[k] })) : [raw];
+    const unstorable = unstorableTextPath(fields.length === 1 ? fields[0] : Object.assign({}, ...fields));
+    if (unstorable) throw new DomainError('VALIDATION_FAILED', { message: UNSTORABLE_TEXT_MESSAGE, path: unstorable.length ? unstorable : undefined });
+    return result.data;
+  }
   const order = fieldOrder(schema);
   const rank = (i: z.core.$ZodIssue) => {
     if (i.path.length === 0) return -1;

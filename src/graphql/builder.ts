@@ -9,6 +9,9 @@ import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
+import { DomainError } from '../domain/errors.ts';
+import { toGraphQLError } from './common/errors.ts';
+import StorableTextPlugin from './common/storable-text.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -22,7 +25,8 @@ export const builder = new SchemaBuilder<{
   };
   AuthScopes: { authenticated: boolean; dashboard: boolean };
 }>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  // Order matters: scope auth wraps everything (401/403 first); text checks sit inside the errors plugin (in-band refusals).
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, StorableTextPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
   errors: { directResult: true, defaultUnionOptions: { description: 'The result of the operation: its payload, or a DomainError saying why it was refused.' } },
   defaultFieldNullability: false,
   scopeAuth: {
@@ -30,10 +34,14 @@ export const builder = new SchemaBuilder<{
       authenticated: ctx.principal !== null,
       dashboard: ctx.principal?.kind === 'SESSION',
     }),
+    // The same refusal as the domain's (requireSession / requirePrincipal): a DomainError under the GraphQL error, so
+    // every face renders it alike (HTTP 401/403 on /graphql, the domain code on /api and the REST faces).
     unauthorizedError: (_parent, ctx) =>
-      new GraphQLError(ctx.principal ? 'This operation needs a dashboard login.' : 'Authentication required: send Authorization: Bearer <API key or token>.', {
-        extensions: { code: ctx.principal ? 'DASHBOARD_ONLY' : 'UNAUTHENTICATED' },
-      }),
+      toGraphQLError(
+        ctx.principal
+          ? new DomainError('DASHBOARD_ONLY')
+          : new DomainError('UNAUTHENTICATED', { message: 'Authentication required: send Authorization: Bearer <API key or token>.' }),
+      ),
   },
   prisma: {
     client: (ctx) => ctx.prisma,

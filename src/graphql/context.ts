@@ -11,4 +11,6 @@ export interface GraphQLContext {
   requestId: string;
   /** Live events for subscriptions. */
   bus: EventBus;
+  /** Set by the REST faces: in-band errors carry the domain's own codes, not the public GraphQL ones. */
+  domainCodes?: boolean;
 }

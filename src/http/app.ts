@@ -242,7 +242,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         const m = await metrics.render();
         response = new Response(m.body, { status: 200, headers: { 'content-type': m.contentType } });
       } else if (path === '/v1' || path.startsWith('/v1/')) {
-        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
+        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
         response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV1(r, ctx, onUnexpected(requestId)), (e) => {
           const { status, body } = renderV1(e.code);
           return json(status, body);
@@ -250,9 +250,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       } else if (path.startsWith('/v2/oauth-apps/')) {
         response =
           (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, onUnexpected(requestId))) ??
-          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES }, onUnexpected(requestId)));
+          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true }, onUnexpected(requestId)));
       } else if (path === '/v2' || path.startsWith('/v2/')) {
-        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES };
+        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
         response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV2(r, ctx, onUnexpected(requestId)), (e) => {
           const { status, body } = renderV2(e.code);
           return json(status, body);

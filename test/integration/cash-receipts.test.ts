@@ -117,11 +117,11 @@ describe(`cash receipts on ${dbLabel}`, () => {
       expect([...issuedAts].sort().reverse()).toEqual(issuedAts);
     });
 
-    it('GET of a missing receipt → 404 CASH_RECEIPT_NOT_FOUND; another workspace’s → 404', async () => {
+    it('GET of a missing receipt → 404 CASH_RECEIPT_NOT_FOUND; another workspace’s → 403 INSUFFICIENT_PERMISSIONS (v1), 404 20015 (v2)', async () => {
       expect((await getV1('crt_' + 'a'.repeat(24))).body).toEqual({ code: 'CASH_RECEIPT_NOT_FOUND', data: null });
       const mine = await issued(100);
       const other = await t.client.request('GET', `/v1/cash-receipts/${mine.id}`, { token: noBiz.apiKey.secret });
-      expect(other).toMatchObject({ status: 404, body: { code: 'CASH_RECEIPT_NOT_FOUND' } });
+      expect(other).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_PERMISSIONS', data: null } });
     });
 
     it('revoke: only ISSUED receipts; REVOKED with revokedAt; a FAILED one is refused', async () => {

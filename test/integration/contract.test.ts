@@ -297,10 +297,13 @@ describe(`dashboard contract on ${dbLabel}`, () => {
       expect(inv.status).toBe(201);
       const dep = await t.client.deposit(a.bankAccount.notificationToken, { depositorName: '격리', amount: 4321 });
       const id = inv.body.data.id;
-      expect(await t.client.request('GET', `/v1/invoices/${id}`, { token: b.apiKey.secret })).toMatchObject({ status: 404, body: { code: 'INVOICE_NOT_FOUND', data: null } });
-      expect(await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: b.apiKey.secret })).toMatchObject({ status: 404, body: { code: 'INVOICE_NOT_FOUND' } });
-      expect(await t.client.request('DELETE', `/v1/invoices/${id}`, { token: b.apiKey.secret })).toMatchObject({ status: 404, body: { code: 'INVOICE_NOT_FOUND' } });
-      expect(await t.client.request('GET', `/v1/transactions/${dep.body.transactionId}`, { token: b.apiKey.secret })).toMatchObject({ status: 404, body: { code: 'TRANSACTION_NOT_FOUND' } });
+      // v1: 403 for another account's resource (spec); it shows nothing of it.
+      expect(await t.client.request('GET', `/v1/invoices/${id}`, { token: b.apiKey.secret })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_PERMISSIONS', data: null } });
+      expect(await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: b.apiKey.secret })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_PERMISSIONS' } });
+      expect(await t.client.request('DELETE', `/v1/invoices/${id}`, { token: b.apiKey.secret })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_PERMISSIONS' } });
+      expect(await t.client.request('GET', `/v1/transactions/${dep.body.transactionId}`, { token: b.apiKey.secret })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_PERMISSIONS', data: null } });
+      // v2 does not tell it from a missing one.
+      expect(await t.client.request('GET', `/v2/invoices/${id}`, { token: b.apiKey.secret })).toMatchObject({ status: 404, body: { code: '20014', data: null } });
       const list = await t.client.request('GET', `/v1/invoices?offset=0&limit=100&search=${id}`, { token: b.apiKey.secret });
       expect(list.body).toEqual({ code: 'OK', data: [], totalItems: 0 });
       const tlist = await t.client.request('GET', `/v1/transactions?offset=0&limit=100&search=${dep.body.transactionId}`, { token: b.apiKey.secret });

@@ -232,12 +232,12 @@ describe(`REST v1 invoices on ${dbLabel}`, () => {
       expectV1Error(await v1('DELETE', `/v1/invoices/${id}`, m.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
     });
 
-    it("another workspace's invoice is not found (and stays unpaid and undeleted)", async () => {
+    it("another workspace's invoice → 403 INSUFFICIENT_PERMISSIONS, the spec's \"other account's resource\" (and it stays unpaid and undeleted)", async () => {
       const other = await bootstrap(t.client);
       const inv = await create(other, simpleBody(other));
-      expectV1Error(await v1('GET', `/v1/invoices/${inv.id}`, m.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
-      expectV1Error(await v1('POST', `/v1/invoices/${inv.id}/mark-as-paid`, m.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
-      expectV1Error(await v1('DELETE', `/v1/invoices/${inv.id}`, m.apiKey.secret), 404, 'INVOICE_NOT_FOUND');
+      expectV1Error(await v1('GET', `/v1/invoices/${inv.id}`, m.apiKey.secret), 403, 'INSUFFICIENT_PERMISSIONS');
+      expectV1Error(await v1('POST', `/v1/invoices/${inv.id}/mark-as-paid`, m.apiKey.secret), 403, 'INSUFFICIENT_PERMISSIONS');
+      expectV1Error(await v1('DELETE', `/v1/invoices/${inv.id}`, m.apiKey.secret), 403, 'INSUFFICIENT_PERMISSIONS');
       expectList(await list(m, `offset=0&limit=10&search=${inv.id}`), []);
       expectOk(await v1('GET', `/v1/invoices/${inv.id}`, other.apiKey.secret), inv);
     });

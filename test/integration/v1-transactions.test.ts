@@ -176,11 +176,11 @@ describe(`REST v1 transactions on ${dbLabel}`, () => {
       expectV1Error(await v1('GET', `/v1/transactions/${id}`, m.apiKey.secret), 404, 'TRANSACTION_NOT_FOUND');
     });
 
-    it("404 TRANSACTION_NOT_FOUND for another workspace's deposit, which its own workspace can read", async () => {
+    it("403 INSUFFICIENT_PERMISSIONS for another workspace's deposit (\"other account's resource\"), which its own workspace can read", async () => {
       const other = await bootstrap(t.client);
       const otherA = await accountInfo(other, other.bankAccount);
       const trx = await deposit(other, otherA, { depositorName: '남의돈', amount: uniqueAmount() });
-      expectV1Error(await v1('GET', `/v1/transactions/${trx.id}`, m.apiKey.secret), 404, 'TRANSACTION_NOT_FOUND');
+      expectV1Error(await v1('GET', `/v1/transactions/${trx.id}`, m.apiKey.secret), 403, 'INSUFFICIENT_PERMISSIONS');
       expectList(await listTrx(m, `offset=0&limit=10&search=${trx.id}`), []);
       expectOk(await v1('GET', `/v1/transactions/${trx.id}`, other.apiKey.secret), trx);
     });

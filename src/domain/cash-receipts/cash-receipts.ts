@@ -290,7 +290,8 @@ export async function autoIssueForPaidInvoice(
 export async function loadReceiptFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<CashReceipt> {
   if (!isId('cashReceipt', id)) throw new DomainError('INVALID_CASH_RECEIPT_ID');
   const r = await db.cashReceipt.findUnique({ where: { id } });
-  if (!r || r.workspaceId !== p.workspaceId || r.deletedAt) throw new DomainError('CASH_RECEIPT_NOT_FOUND');
+  if (!r || r.deletedAt) throw new DomainError('CASH_RECEIPT_NOT_FOUND');
+  if (r.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_CASH_RECEIPT');
   return r;
 }
 

@@ -174,35 +174,53 @@ function likePrefix(prefix: string): string {
  */
 async function matchDeposit(deps: Deps, tx: Tx, trx: Transaction, provider: string, now: Date): Promise<Transaction> {
   const truncation = findBankProvider(provider)?.depositorNameLength ?? Number.POSITIVE_INFINITY;
-  const candidates = await matchCandidates(tx, trx, truncation, now);
-  const decision = decideMatch(trx.description, candidates, truncation);
-  if (decision.kind === 'NONE') return trx;
-  if (decision.kind === 'AMBIGUOUS') {
-    return tx.transaction.update({
-      where: { id: trx.id },
-      data: {
-        matchNote: {
-          reason: 'AMBIGUOUS',
-          method: decision.method,
-          candidateInvoiceIds: decision.candidates.map((c) => c.id),
-          message: 'More than one pending invoice matches this deposit; match it manually.',
+  for (let attempt = 1; ; attempt++) {
+    const candidates = await matchCandidates(tx, trx, truncation, now);
+    const decision = decideMatch(trx.description, candidates, truncation);
+    if (decision.kind === 'NONE') return trx;
+    if (decision.kind === 'AMBIGUOUS') {
+      return tx.transaction.update({
+        where: { id: trx.id },
+        data: {
+          matchNote: {
+            reason: 'AMBIGUOUS',
+            method: decision.method,
+            candidateInvoiceIds: decision.candidates.map((c) => c.id),
+            message: 'More than one pending invoice matches this deposit; match it manually.',
+          },
         },
+      });
+    }
+    // The pending → paid update is conditional on the invoice still being what was matched: still pending and
+    // unexpired, and with the amount, name and receiving accounts it was chosen for. A concurrent deposit or
+    // mark-as-paid that paid it first, a cancel, or a PATCH that changed it (committed between the candidate read and
+    // this update: PostgreSQL re-checks the condition on the row as it is now) makes it match nothing.
+    const candidate = decision.candidate;
+    const won = await tx.invoice.updateMany({
+      where: {
+        id: candidate.id,
+        status: 'PENDING',
+        amount: trx.amount,
+        customerName: candidate.customerName,
+        bankAccountIds: { equals: candidate.bankAccountIds },
+        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
       },
+      data: { status: 'PAID', paidAt: now, paidTrigger: 'DEPOSIT', updatedAt: now },
     });
-  }
-  // A concurrent deposit may pay the same invoice first: the conditional update then matches nothing and this
-  // deposit stays unmatched, noted, in a savepoint-free way (we check before writing anything else).
-  const won = await tx.invoice.updateMany({
-    where: { id: decision.candidate.id, status: 'PENDING', OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    data: { status: 'PAID', paidAt: now, paidTrigger: 'DEPOSIT', updatedAt: now },
-  });
-  if (won.count === 0) {
+    if (won.count === 1) return completeMatch(deps, tx, trx, candidate.id, decision.method, now, null);
+    // Still pending, so it was edited under us: match again against what is committed now (a few times at most; after
+    // that the deposit stays unmatched, for a manual match).
+    const current = await tx.invoice.findUnique({ where: { id: candidate.id }, select: { status: true } });
+    if (current?.status === 'PENDING') {
+      if (attempt < 3) continue;
+      return trx;
+    }
+    // Paid by another deposit first (or canceled): this deposit stays unmatched, noted (nothing else was written).
     return tx.transaction.update({
       where: { id: trx.id },
-      data: { matchNote: { reason: 'ALREADY_PAID', candidateInvoiceIds: [decision.candidate.id], message: 'The matching invoice was paid by another deposit.' } },
+      data: { matchNote: { reason: 'ALREADY_PAID', candidateInvoiceIds: [candidate.id], message: 'The matching invoice was paid by another deposit.' } },
     });
   }
-  return completeMatch(deps, tx, trx, decision.candidate.id, decision.method, now, null);
 }
 
 /** Links deposit and (already paid) invoice, writes history and the invoice.paid event. */
@@ -257,11 +275,12 @@ export function transactionSnapshot(t: Transaction) {
   };
 }
 
-/** Loads a deposit the principal may see: malformed or missing or another workspace's → TRANSACTION_NOT_FOUND; outside the key's accounts → OUT_OF_SCOPE. */
+/** Loads a deposit the principal may see: malformed or missing → TRANSACTION_NOT_FOUND; another workspace's → FOREIGN_TRANSACTION; outside the key's accounts → OUT_OF_SCOPE. */
 export async function loadTransactionFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<Transaction> {
   if (!isId('transaction', id)) throw new DomainError('TRANSACTION_NOT_FOUND');
   const t = await db.transaction.findUnique({ where: { id } });
-  if (!t || t.workspaceId !== p.workspaceId || t.deletedAt) throw new DomainError('TRANSACTION_NOT_FOUND');
+  if (!t || t.deletedAt) throw new DomainError('TRANSACTION_NOT_FOUND');
+  if (t.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_TRANSACTION');
   if (!bankAccountInScope(p, t.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
   return t;
 }

@@ -230,8 +230,8 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
 }
 
 /**
- * Loads an invoice the principal may handle: malformed id → INVALID_INVOICE_ID; missing or another workspace's →
- * INVOICE_NOT_FOUND; outside an account-limited key's scope → OUT_OF_SCOPE; canceled and `hideCanceled` (v1) →
+ * Loads an invoice the principal may handle: malformed id → INVALID_INVOICE_ID; missing → INVOICE_NOT_FOUND; another
+ * workspace's → FOREIGN_INVOICE (v1 403, elsewhere not found); outside an account-limited key's scope → OUT_OF_SCOPE; canceled and `hideCanceled` (v1) →
  * INVOICE_NOT_FOUND.
  */
 export async function loadInvoiceFor(
@@ -242,7 +242,8 @@ export async function loadInvoiceFor(
 ): Promise<Invoice> {
   if (!isId('invoice', id)) throw new DomainError('INVALID_INVOICE_ID');
   const invoice = await db.invoice.findUnique({ where: { id } });
-  if (!invoice || invoice.workspaceId !== p.workspaceId) throw new DomainError('INVOICE_NOT_FOUND');
+  if (!invoice) throw new DomainError('INVOICE_NOT_FOUND');
+  if (invoice.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_INVOICE');
   if (opts.hideCanceled && invoice.status === 'CANCELED') throw new DomainError('INVOICE_NOT_FOUND');
   if (!invoiceInScope(p, invoice.bankAccountIds)) throw new DomainError('OUT_OF_SCOPE');
   return invoice;

@@ -5,14 +5,19 @@
  * (signUp, logIn, registerBankAccount, ...) keep their fixed object payloads and report errors as GraphQL errors with
  * `extensions.code`.
  */
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, publicCode } from '../../domain/errors.ts';
 import { builder } from '../builder.ts';
 
 export const ErrorInterface = builder.interfaceRef<Error & { code?: string }>('Error').implement({
   description: 'Something the operation refused to do.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'What went wrong, for people.' }),
-    code: t.string({ description: 'Stable machine-readable code (e.g. INVOICE_ALREADY_EXISTS).', resolve: (e) => (e as DomainError).code ?? 'INTERNAL_SERVER_ERROR' }),
+    code: t.string({ description: 'Stable machine-readable code (e.g. INVOICE_ALREADY_EXISTS).', resolve: (e, _args, ctx) => {
+        const code = (e as DomainError).code;
+        if (!code) return 'INTERNAL_SERVER_ERROR';
+        // The REST faces read the domain's own code (v1 answers 403 for another workspace's resource).
+        return (ctx as { domainCodes?: boolean }).domainCodes ? code : publicCode(code);
+      } }),
   }),
 });
 

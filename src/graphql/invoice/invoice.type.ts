@@ -86,7 +86,12 @@ export const InvoiceType = builder.prismaObject('Invoice', {
     guideEmailSentAt: t.expose('guideEmailSentAt', { type: 'DateTime', nullable: true, description: 'When the payment-guide e-mail was last sent.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time (v1 issuedAt).' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last change.' }),
-    transactions: t.relation('transactions', { description: 'Deposits matched to it (at most one).' }),
+    transactions: t.relation('transactions', {
+      description: 'Deposits matched to it (at most one); for a key limited to bank accounts, only deposits to those accounts.',
+      // A deposit matched by hand may sit on an account the invoice does not name (spec: read and list transactions —
+      // only deposits to allowed accounts).
+      query: (_args, ctx) => (ctx.principal?.bankAccountIds ? { where: { bankAccountId: { in: ctx.principal.bankAccountIds } } } : {}),
+    }),
     history: t.relation('history', { description: 'Changes, oldest first.', query: { orderBy: { createdAt: 'asc' } } }),
   }),
 });

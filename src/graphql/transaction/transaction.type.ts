@@ -7,6 +7,8 @@ import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
 import { selectsRelations, buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
+import { invoiceInScope } from '../../domain/auth/rules.ts';
+import { InvoiceType } from '../invoice/invoice.type.ts';
 
 interface Snapshot {
   id: string;
@@ -44,7 +46,15 @@ export const TransactionType = builder.prismaObject('Transaction', {
     bankAccount: t.field({ type: BankAccountSnapshotType, description: 'Snapshot of the receiving account.', select: { bankAccountSnapshot: true }, resolve: (x) => x.bankAccountSnapshot as unknown as Snapshot }),
     bankAccountId: t.exposeID('bankAccountId', { description: 'Receiving account id.' }),
     matchedInvoiceId: t.exposeID('matchedInvoiceId', { nullable: true, description: 'Invoice it paid; null when unmatched.' }),
-    matchedInvoice: t.relation('matchedInvoice', { nullable: true, description: 'Invoice it paid.' }),
+    matchedInvoice: t.field({
+      type: InvoiceType,
+      nullable: true,
+      description: 'Invoice it paid; null for a key limited to bank accounts when the invoice is outside them (an all-accounts invoice, or one also on another account).',
+      // Loaded with the deposit (one statement for a whole list); an account-limited key reads the deposits to its
+      // accounts, not the invoices it may not handle (spec: account-limited keys).
+      select: { matchedInvoice: true },
+      resolve: (trx, _args, ctx) => (trx.matchedInvoice && ctx.principal && invoiceInScope(ctx.principal, trx.matchedInvoice.bankAccountIds) ? trx.matchedInvoice : null),
+    }),
     matchMethod: t.expose('matchMethod', { type: MatchMethodEnum, nullable: true, description: 'How it was matched.' }),
     matchNote: t.expose('matchNote', { type: 'JSON', nullable: true, description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]}.' }),
     amount: t.exposeInt('amount', { description: 'Won.' }),
