@@ -19,6 +19,11 @@ export class WorkerLoop {
     private readonly log: Logger,
   ) {}
 
+  /** True once stop() was called (and before start()): long steps should wind down. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   start(): void {
     this.stopped = false;
     this.schedule(0);

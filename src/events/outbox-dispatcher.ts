@@ -79,9 +79,12 @@ export class OutboxDispatcher {
       eventTypesFor('V2'),
     );
     if (rows.length === 0) return 0;
-    const events = rows.sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime() || (a.sequence < b.sequence ? -1 : 1));
+    // Published in sequence order within each workspace: a live subscriber skips any event whose sequence is not
+    // above the last one it saw, and createdAt (taken when the writing transaction starts) does not follow the
+    // sequence (handed out under the workspace row lock, in commit order) when transactions overlap.
+    const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
     for (const e of events) this.bus.publish(busEventOf(e));
-    this.lastLagMs = now.getTime() - new Date(events[0].createdAt).getTime();
+    this.lastLagMs = now.getTime() - Math.min(...events.map((e) => new Date(e.createdAt).getTime()));
     if (Number(rows[0].dispatchCount) > 0) this.after.webhooks();
     return events.length;
   }

@@ -13,13 +13,30 @@
  *     the bank truncated, with a bracketed note dropped, and with no matching invoice are measured too. Every deposit
  *     is checked afterwards: it must have paid the invoice it was made for (or none).
  *
- * PostgreSQL at BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test): scratch databases are created
- * next to it and dropped at the end (also on Ctrl-C). The load generator runs in a child process (lib/load-worker.ts).
+ *  3. Events. (a) Deposit → `invoicePaid` latency: deposit notifications at a steady rate (default 200/s, OPEN loop:
+ *     each is sent on schedule whatever the earlier ones are doing) for seeded pending invoices, one invoice each;
+ *     latency = the graphql-ws message naming the invoice − the moment its HTTP request left. One app instance (the
+ *     in-process bus), and two instances over one database and Redis (deposits to A, the subscriber on B); every app
+ *     instance is a child process of its own (lib/app-process.ts). Raw baselines in the same rounds, also child
+ *     processes (lib/raw-events.ts): node:http → one pg UPDATE that pays the invoice → `ws` push, in one process, and
+ *     across two processes joined by Redis PUBLISH → SUBSCRIBE. Goals: p99 <= 25 ms (one instance), <= 50 ms (two).
+ *     (b) Webhook throughput: N invoice.paid events committed to the outbox at once, delivered by one app instance to a
+ *     local node:http receiver (answers 200), deliveries/s from the commit until the receiver has them all (each
+ *     signature checked, each event once); raw baseline: N signed POSTs from a plain node loop with the worker's
+ *     concurrency (lib/webhook-sender.ts). Goal >= 1,000/s.
  *
- * Options: --quick (fewer requests; 1,000 vs 100,000 invoices), --concurrency N (default 16), --pool N (database pool
- * of the app and of the baseline, default 10 = the app's DATABASE_POOL_SIZE default), --only create|match,
- * --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at each size).
+ * PostgreSQL at BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test): scratch databases are created
+ * next to it and dropped after each scenario (also on Ctrl-C); Redis at BENCH_REDIS_URL (default
+ * redis://127.0.0.1:6379). The load generator runs in a child process (lib/load-worker.ts).
+ *
+ * Options: --quick (fewer requests; 1,000 vs 100,000 invoices; 4 s per events side, 2,000 webhooks), --concurrency N
+ * (default 16), --pool N (database pool of the apps and of the baselines, default 10 = the app's DATABASE_POOL_SIZE
+ * default), --only create|match|events, --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at
+ * each size), --rate N (events: deposits/s, default 200), --sides raw1,app1,raw2,app2 (events: which latency sides),
+ * --webhooks N (events: webhook events per round, 0 = skip). BENCH_CPU_PROF=<dir>: V8 CPU profiles of the app
+ * processes of the events scenario (summarize with lib/cpuprofile.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { bootstrap, ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
@@ -30,6 +47,10 @@ import { findBankProvider } from '../../src/domain/bank-accounts/bank-providers.
 import { removeBrackets } from '../../src/domain/deposits/name-matching.ts';
 import { pickDeposits, seedInvoices, type DepositKind, type DepositTarget } from './lib/seed.ts';
 import { median, ms, num, summarize, table, type LatencySummary } from './lib/stats.ts';
+import { startAppProcess, type AppProcess } from './lib/app-process.ts';
+import { pacedDeposits, sendSignedPosts, subscribeApp, subscribeRaw, WebhookSink, type PacedResult, type Subscriber } from './lib/events.ts';
+import { startRawEvents } from './lib/raw-events.ts';
+import { sign } from '../../src/domain/webhooks/signing.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -42,9 +63,25 @@ const BASE = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:
 const CONCURRENCY = Number(option('concurrency') ?? 16);
 const POOL = Number(option('pool') ?? 10);
 const ONLY = option('only');
+const SCENARIOS = ['create', 'match', 'events'];
+if (ONLY && !SCENARIOS.includes(ONLY)) throw new Error(`--only takes one of ${SCENARIOS.join(', ')}`);
+const runs = (name: string) => !ONLY || ONLY === name;
 const SIZES = (option('sizes') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
 const CREATE = quick ? { warmup: 200, requests: 600, rounds: 1 } : { warmup: 200, requests: 800, rounds: 3 };
 const MATCH = quick ? { warmup: 10, deposits: 60, other: 20 } : { warmup: 20, deposits: 200, other: 30 };
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const EVENTS = {
+  rate: Number(option('rate') ?? 200),
+  warmupSeconds: 1,
+  seconds: quick ? 4 : 10,
+  rounds: quick ? 1 : 2,
+  webhooks: Number(option('webhooks') ?? (quick ? 2000 : 5000)),
+  webhookRounds: quick ? 1 : 2,
+  /** Latency sides to run (all by default): raw1, app1, raw2, app2. */
+  sides: (option('sides') ?? 'raw1,app1,raw2,app2').split(','),
+};
+/** The app's webhook worker concurrency (src/http/app.ts), which the raw webhook baseline uses too. */
+const WEBHOOK_CONCURRENCY = 32;
 
 const log = (s: string) => console.log(s);
 const step = (s: string) => console.log(`  · ${s}`);
@@ -316,11 +353,293 @@ async function scenarioMatch() {
   return { p50r, p99r };
 }
 
+// ───────────────────────────── 3. events: live notification latency and webhook throughput ─────────────────────────────
+
+interface LatencySide {
+  key: 'raw1' | 'app1' | 'raw2' | 'app2';
+  label: string;
+  /** Where deposits are sent. */
+  url: string;
+  token: string;
+  sub: Subscriber;
+  targets: DepositTarget[];
+  /** App processes whose CPU is counted per deposit. */
+  procs: AppProcess[];
+  expectStatus: number;
+}
+
+/** Deposits of `tag` in the app's database: how many of those sent paid exactly the invoice they were sent for. */
+async function paidAsIntended(databaseUrl: string, workspaceId: string, tag: string, targets: DepositTarget[], sent: boolean[]): Promise<number> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const rows = (
+      await c.query<{ k: string; matched: string | null }>(
+        `SELECT "notificationId" AS k, "matchedInvoiceId" AS matched FROM "Transaction" WHERE "workspaceId" = $1 AND "notificationId" LIKE $2`,
+        [workspaceId, `${tag}-%`],
+      )
+    ).rows;
+    const byKey = new Map(rows.map((x) => [x.k, x.matched]));
+    return targets.filter((t, i) => sent[i] && byKey.get(`${tag}-${i}`) === t.invoiceId).length;
+  } finally {
+    await c.end();
+  }
+}
+
+async function scenarioEvents() {
+  const perSide = EVENTS.rate * (EVENTS.warmupSeconds + EVENTS.seconds);
+  log(
+    `\n[3] deposit → invoicePaid at a graphql-ws subscriber — ${EVENTS.rate} deposits/s open loop, ${EVENTS.warmupSeconds} s warm-up + ${EVENTS.seconds} s measured per side, ${EVENTS.rounds} round(s); one instance, and two instances over Redis (${REDIS_URL}) with deposits to A and the subscriber on B; every process separate, pool ${POOL}`,
+  );
+  const encryptionKey = randomBytes(32).toString('hex');
+  const db1 = await createScratchDatabase(BASE, 'events1');
+  cleanups.push(() => db1.drop());
+  const db2 = await createScratchDatabase(BASE, 'events2');
+  cleanups.push(() => db2.drop());
+  const start = async (db: Scratch, env: Record<string, string>) => {
+    const p = await startAppProcess(db.url, POOL, { ENCRYPTION_KEY: encryptionKey, ...env });
+    cleanups.push(() => p.stop());
+    return p;
+  };
+  // One instance: the in-process bus (no REDIS_URL), as a single instance is configured. It also serves the webhook part.
+  const app1 = await start(db1, { WEBHOOK_ALLOW_PRIVATE: 'true' });
+  // Two instances over one database and Redis, both running the workers (the dispatcher claims with SKIP LOCKED).
+  const app2a = await start(db2, { REDIS_URL });
+  const app2b = await start(db2, { REDIS_URL });
+  const b1 = await bootstrap(new ServiceClient(app1.url));
+  const b2 = await bootstrap(new ServiceClient(app2a.url));
+  const need = EVENTS.rounds * 2 * perSide;
+  const seeded: DepositTarget[][] = [];
+  for (const [i, [db, b]] of ([[db1, b1], [db2, b2]] as const).entries()) {
+    const seed = await seedInvoices(db.url, { workspaceId: b.workspaceId, ownerId: b.accountId, apiKeyId: b.apiKey.id, bankAccountId: b.bankAccount.id, count: Math.max(10_000, need * 2), salt: 11 + i });
+    const targets = await pickDeposits(db.url, { workspaceId: b.workspaceId, bankAccountId: b.bankAccount.id, truncation: 0 }, 'exact', need, 11 + i);
+    if (targets.length < need) throw new Error(`only ${targets.length} of ${need} deposit targets`);
+    seeded.push(targets);
+    step(`${db.name}: seeded ${num(seed.inserted)} pending invoices; ${num(need)} exact-name deposits picked (one invoice each)`);
+  }
+  const raw1 = await startRawEvents({ databaseUrl: db1.url, workspaceId: b1.workspaceId, ingest: true, push: true, poolSize: POOL });
+  cleanups.push(() => raw1.stop());
+  const raw2in = await startRawEvents({ databaseUrl: db2.url, workspaceId: b2.workspaceId, ingest: true, push: false, redisUrl: REDIS_URL, poolSize: POOL });
+  cleanups.push(() => raw2in.stop());
+  const raw2out = await startRawEvents({ databaseUrl: db2.url, workspaceId: b2.workspaceId, ingest: false, push: true, redisUrl: REDIS_URL, poolSize: POOL });
+  cleanups.push(() => raw2out.stop());
+  const subs = {
+    raw1: await subscribeRaw(raw1.url),
+    app1: await subscribeApp(app1.url, b1.apiKey.secret),
+    raw2: await subscribeRaw(raw2out.url),
+    app2: await subscribeApp(app2b.url, b2.apiKey.secret),
+  };
+  cleanups.push(async () => {
+    for (const s of Object.values(subs)) await s.close();
+  });
+  // Each database's targets: the first half for the raw side, the second for the app; taken in order, never reused.
+  const half = EVENTS.rounds * perSide;
+  const sides: LatencySide[] = [
+    { key: 'raw1', label: 'raw, one process (http → pg → ws)', url: raw1.url, token: 'raw', sub: subs.raw1, targets: seeded[0].slice(0, half), procs: [], expectStatus: 201 },
+    { key: 'app1', label: 'app, one instance', url: app1.url, token: b1.bankAccount.notificationToken, sub: subs.app1, targets: seeded[0].slice(half), procs: [app1], expectStatus: 201 },
+    { key: 'raw2', label: 'raw, two processes (http → pg → Redis → ws)', url: raw2in.url, token: 'raw', sub: subs.raw2, targets: seeded[1].slice(0, half), procs: [], expectStatus: 201 },
+    { key: 'app2', label: 'app, two instances (A → Redis → B)', url: app2a.url, token: b2.bankAccount.notificationToken, sub: subs.app2, targets: seeded[1].slice(half), procs: [app2a, app2b], expectStatus: 201 },
+  ];
+  const results: Record<string, { r: PacedResult; cpuPerDeposit: number; intended: number | null }[]> = { raw1: [], app1: [], raw2: [], app2: [] };
+  const warm = EVENTS.rate * EVENTS.warmupSeconds;
+  const measured = EVENTS.rate * EVENTS.seconds;
+  for (let round = 0; round < EVENTS.rounds; round++) {
+    for (const side of sides.filter((x) => EVENTS.sides.includes(x.key))) {
+      const offset = round * perSide;
+      const run = (tag: string, targets: DepositTarget[]) => pacedDeposits({ url: side.url, token: side.token, targets, rate: EVENTS.rate, tag, sub: side.sub, expectStatus: side.expectStatus });
+      const w = await run(`${side.key}w${round}`, side.targets.slice(offset, offset + warm));
+      if (w.missing > 0 || w.statuses[String(side.expectStatus)] !== w.sent) {
+        failed = true;
+        console.error(`  ! ${side.key} warm-up: ${w.missing} of ${w.sent} messages missing, statuses ${JSON.stringify(w.statuses)} first error: ${w.firstError} ${JSON.stringify((side.sub as { errors?: unknown[] }).errors ?? [])}`);
+      }
+      // CPU of the app processes from the first measured request until the last message arrived.
+      const cpu0 = await Promise.all(side.procs.map((p) => p.cpuMs()));
+      const tag = `${side.key}m${round}`;
+      const targets = side.targets.slice(offset + warm, offset + warm + measured);
+      const r = await run(tag, targets);
+      const cpu1 = await Promise.all(side.procs.map((p) => p.cpuMs()));
+      const cpuPerDeposit = side.procs.length ? (cpu1.reduce((a, b) => a + b, 0) - cpu0.reduce((a, b) => a + b, 0)) / measured : NaN;
+      const db = side.key.endsWith('1') ? db1 : db2;
+      const b = side.key.endsWith('1') ? b1 : b2;
+      const intended = side.key.startsWith('app') ? await paidAsIntended(db.url, b.workspaceId, tag, targets, r.sentMask) : null;
+      results[side.key].push({ r, cpuPerDeposit, intended });
+      if (r.missing > 0 || r.statuses[String(side.expectStatus)] !== r.sent || (intended !== null && intended !== r.sent)) {
+        failed = true;
+        console.error(`  ! ${side.key}: ${r.missing} of ${r.sent} messages missing, statuses ${JSON.stringify(r.statuses)}, paid as intended ${intended ?? '-'}; first error: ${r.firstError}`);
+      }
+      step(
+        `round ${round + 1} ${side.key}  p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}  (HTTP p50 ${ms(r.http.p50)} p99 ${ms(r.http.p99)}; after the answer p50 ${ms(r.afterAnswer.p50)} p99 ${ms(r.afterAnswer.p99)})  ${r.received}/${r.sent} received${r.shed ? `, ${r.shed} shed (half a second's deposits were waiting for an answer)` : ''}, sent at ${num(r.rate, 0)}/s, answered at ${num(r.answeredRate, 0)}/s, send lag p99 ${ms(r.sendLagP99)}${Number.isNaN(cpuPerDeposit) ? '' : `, app CPU ${ms(cpuPerDeposit)}/deposit`}  (load avg ${loadavg()[0].toFixed(1)})`,
+      );
+    }
+  }
+  const med = (key: string, f: (x: { r: PacedResult; cpuPerDeposit: number }) => number) => median(results[key].map(f));
+  const p99 = (k: string) => med(k, (x) => x.r.latency.p99);
+  const p50 = (k: string) => med(k, (x) => x.r.latency.p50);
+  const ran = sides.filter((s) => results[s.key].length);
+  if (ran.length) {
+    log('');
+    log(
+      table(
+        ['side', 'p50', 'p90', 'p99', 'max', 'HTTP p50', 'HTTP p99', 'after answer p50', 'p99', 'answered/s', 'received/sent', 'shed', 'app CPU/deposit', 'p99 per round'],
+        ran.map((s) => [
+          s.label,
+          ms(med(s.key, (x) => x.r.latency.p50)),
+          ms(med(s.key, (x) => x.r.latency.p90)),
+          ms(med(s.key, (x) => x.r.latency.p99)),
+          ms(med(s.key, (x) => x.r.latency.max)),
+          ms(med(s.key, (x) => x.r.http.p50)),
+          ms(med(s.key, (x) => x.r.http.p99)),
+          ms(med(s.key, (x) => x.r.afterAnswer.p50)),
+          ms(med(s.key, (x) => x.r.afterAnswer.p99)),
+          num(med(s.key, (x) => x.r.answeredRate), 0),
+          `${results[s.key].reduce((a, x) => a + x.r.received, 0)}/${results[s.key].reduce((a, x) => a + x.r.sent, 0)}`,
+          String(results[s.key].reduce((a, x) => a + x.r.shed, 0)),
+          s.procs.length ? ms(med(s.key, (x) => x.cpuPerDeposit)) : '-',
+          results[s.key].map((x) => ms(x.r.latency.p99)).join(' / '),
+        ]),
+      ),
+    );
+    log('');
+    const verdict = (key: 'app1' | 'app2', raw: 'raw1' | 'raw2', label: string, goal: number) => {
+      if (!results[key].length) return;
+      const ratios = results[raw].length ? `   app / raw: p50 ${(p50(key) / p50(raw)).toFixed(2)}x, p99 ${(p99(key) / p99(raw)).toFixed(2)}x` : '';
+      const answered = med(key, (x) => x.r.answeredRate);
+      // An open loop the server cannot keep up with measures its queue, not its latency: say so.
+      const shed = results[key].reduce((a, x) => a + x.r.shed, 0);
+      const saturated = answered < EVENTS.rate * 0.95 || shed > 0 ? `   SATURATED: deposits answered at ${num(answered, 0)}/s < ${EVENTS.rate}/s offered, ${shed} shed (app CPU ${ms(med(key, (x) => x.cpuPerDeposit))}/deposit)` : '';
+      log(`  ${label} p50 ${ms(p50(key))}, p99 ${ms(p99(key))}   (goal p99 <= ${goal} ms: ${p99(key) <= goal ? 'MET' : 'MISSED'})${ratios}${saturated}`);
+    };
+    verdict('app1', 'raw1', 'one instance: ', 25);
+    verdict('app2', 'raw2', 'two instances:', 50);
+  }
+
+  // The two-instance side and the raw processes are done: stop them so the webhook part has the machine.
+  await Promise.all([app2a.stop(), app2b.stop(), raw1.stop(), raw2in.stop(), raw2out.stop()]);
+  for (const s of Object.values(subs)) await s.close();
+  if (EVENTS.webhooks > 0) await webhookThroughput(app1, db1);
+  return { p99One: p99('app1'), p99Two: p99('app2') };
+}
+
+async function webhookThroughput(app: AppProcess, db: Scratch) {
+  const N = EVENTS.webhooks;
+  log(
+    `\n[3b] webhook deliveries to a local receiver (node:http, answers 200) — ${num(N)} invoice.paid events committed to the outbox at once, delivered by one app instance (webhook worker concurrency ${WEBHOOK_CONCURRENCY}); raw baseline: ${num(N)} signed POSTs from a plain node loop, ${WEBHOOK_CONCURRENCY} at a time; ${EVENTS.webhookRounds} round(s)`,
+  );
+  const sink = await new WebhookSink().start();
+  cleanups.push(() => sink.stop());
+  const client = new ServiceClient(app.url);
+  const b = await bootstrap(client);
+  const hook = await client.gql<{ createWebhook: { webhook: { id: string }; signingSecret: string } }>(
+    `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } signingSecret } }`,
+    { input: { url: sink.url, version: 'V1' } },
+    b.sessionToken,
+  );
+  const secret = hook.createWebhook.signingSecret;
+  // One real paid invoice through the API: its invoice.paid event is the template of the seeded ones.
+  const inv = await client.request('POST', '/v1/invoices', { token: b.apiKey.secret, body: { bankAccountIds: [], customer: { name: '웹훅벤치', email: 'buyer@example.com' }, amount: 12_300 } });
+  const dep = await client.deposit(b.bankAccount.notificationToken, { depositorName: '웹훅벤치', amount: 12_300, notificationId: 'webhook-bench-template' });
+  if (inv.status !== 201 || dep.status !== 201) throw new Error(`template invoice: ${inv.status} ${JSON.stringify(inv.body)} / deposit ${dep.status}`);
+  if (!(await sink.waitFor(2, 15_000))) throw new Error(`the template's webhooks did not arrive (${sink.requests.length})`);
+  const templateBody = sink.requests.find((r) => JSON.parse(r.body).type !== 'invoice.created')?.body ?? sink.requests[0].body;
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  cleanups.push(() => c.end());
+  const [template] = (await c.query<{ id: string }>(`SELECT id FROM "Event" WHERE "workspaceId" = $1 AND type = 'invoice.paid'`, [b.workspaceId])).rows;
+
+  const verify = (reqs: typeof sink.requests) => {
+    const ids = new Set(reqs.map((r) => r.headers['webhook-id']));
+    const bad = reqs.filter((r) => !String(r.headers['webhook-signature']).split(' ').includes(sign(secret, String(r.headers['webhook-id']), Number(r.headers['webhook-timestamp']), r.body))).length;
+    return { distinct: ids.size, badSignatures: bad };
+  };
+  type Run = { rate: number; steady: number; seconds: number; cpuPerDelivery: number; distinct: number; badSignatures: number; received: number };
+  const results: Record<'raw' | 'app', Run[]> = { raw: [], app: [] };
+  for (let round = 0; round < EVENTS.webhookRounds; round++) {
+    // Raw: the same number of signed POSTs straight at the receiver.
+    sink.reset();
+    let t0 = 0;
+    const sent = await sendSignedPosts({ url: sink.url, count: N, concurrency: WEBHOOK_CONCURRENCY, secret, bodyTemplate: templateBody }, () => (t0 = performance.now()));
+    await sink.waitFor(N, 60_000);
+    const rawReqs = sink.requests;
+    const rawRun = summarizeDelivery(t0, rawReqs, N, sent.cpuMs / N, verify(rawReqs));
+    results.raw.push(rawRun);
+    if (sent.statuses['200'] !== N) {
+      failed = true;
+      console.error(`  ! raw webhook sender: ${JSON.stringify(sent.statuses)}`);
+    }
+
+    // App: N undispatched invoice.paid events committed at once (copies of the template's, fresh ids and sequences),
+    // then the dispatcher woken as after any commit that writes events; until the receiver has them all.
+    sink.reset();
+    await c.query('BEGIN');
+    const [{ eventSeq }] = (await c.query<{ eventSeq: string }>(`UPDATE "Workspace" SET "eventSeq" = "eventSeq" + $2 WHERE id = $1 RETURNING "eventSeq"`, [b.workspaceId, N])).rows;
+    await c.query(
+      `INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", data, "createdAt")
+       SELECT 'evt_' || substr(md5($4 || ':' || g::text), 1, 24), t."workspaceId", $3::bigint - $2 + g, t.type, t."invoiceId", NULL, t."bankAccountIds", t.data, now()
+         FROM generate_series(1, $2::int) g, (SELECT * FROM "Event" WHERE id = $1) t`,
+      [template.id, N, eventSeq, `${randomBytes(6).toString('hex')}${round}`],
+    );
+    const cpu0 = await app.cpuMs();
+    t0 = performance.now();
+    await c.query('COMMIT');
+    app.wake();
+    const complete = await sink.waitFor(N, 300_000);
+    const cpu1 = await app.cpuMs();
+    await new Promise((r) => setTimeout(r, 300)); // anything delivered twice would arrive now
+    const appReqs = sink.requests;
+    const appRun = summarizeDelivery(t0, appReqs.slice(0, N), N, (cpu1 - cpu0) / N, verify(appReqs));
+    results.app.push(appRun);
+    const [state] = (
+      await c.query<{ pending: string; succeeded: string; failed: string }>(
+        `SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending, count(*) FILTER (WHERE status = 'SUCCEEDED') AS succeeded, count(*) FILTER (WHERE status = 'FAILED') AS failed
+           FROM "WebhookDispatch" WHERE "webhookId" = $1`,
+        [hook.createWebhook.webhook.id],
+      )
+    ).rows;
+    if (!complete || appReqs.length !== N || appRun.distinct !== N || appRun.badSignatures > 0 || Number(state.pending) > 0 || Number(state.failed) > 0) {
+      failed = true;
+      console.error(`  ! app webhooks: received ${appReqs.length} of ${N} (distinct ${appRun.distinct}, bad signatures ${appRun.badSignatures}); dispatches ${JSON.stringify(state)}`);
+    }
+    for (const [key, x] of [['raw', rawRun], ['app', appRun]] as const) {
+      step(
+        `round ${round + 1} ${key}  ${num(x.rate, 0).padStart(6)} deliveries/s end to end (${x.seconds.toFixed(2)} s), ${num(x.steady, 0)}/s first → last, ${x.received} received, ${x.distinct} distinct, ${x.badSignatures} bad signatures, ${key === 'app' ? 'app' : 'sender'} CPU ${ms(x.cpuPerDelivery)}/delivery  (load avg ${loadavg()[0].toFixed(1)})`,
+      );
+    }
+  }
+  const appRate = median(results.app.map((x) => x.rate));
+  const rawRate = median(results.raw.map((x) => x.rate));
+  log('');
+  log(
+    table(
+      ['side', 'deliveries/s', 'first → last /s', 'seconds', 'CPU/delivery', 'deliveries/s per round'],
+      (['raw', 'app'] as const).map((k) => [
+        k === 'raw' ? `raw (node loop, ${WEBHOOK_CONCURRENCY} at a time, signed)` : 'app (outbox → dispatcher → webhook worker)',
+        num(median(results[k].map((x) => x.rate)), 0),
+        num(median(results[k].map((x) => x.steady)), 0),
+        median(results[k].map((x) => x.seconds)).toFixed(2),
+        ms(median(results[k].map((x) => x.cpuPerDelivery))),
+        results[k].map((x) => num(x.rate, 0)).join(' / '),
+      ]),
+    ),
+  );
+  log('');
+  log(`  webhook deliveries: ${num(appRate, 0)}/s   (goal >= 1,000/s: ${appRate >= 1000 ? 'MET' : 'MISSED'})   app / raw = ${((appRate / rawRate) * 100).toFixed(1)}%`);
+  return { appRate, rawRate };
+}
+
+function summarizeDelivery(t0: number, reqs: { at: number }[], n: number, cpuPerDelivery: number, v: { distinct: number; badSignatures: number }) {
+  const last = reqs[Math.min(n, reqs.length) - 1]?.at ?? NaN;
+  const first = reqs[0]?.at ?? NaN;
+  const seconds = (last - t0) / 1000;
+  return { rate: reqs.length / seconds, steady: (reqs.length - 1) / ((last - first) / 1000), seconds, cpuPerDelivery, received: reqs.length, ...v };
+}
+
 const started = performance.now();
 try {
   log(`bench${quick ? ' (quick)' : ''} — PostgreSQL ${BASE.replace(/\/\/[^@]*@/, '//')}, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  if (ONLY !== 'match') await scenarioCreate();
-  if (ONLY !== 'create') await scenarioMatch();
+  // Each scenario frees its databases, apps and processes before the next one starts.
+  if (runs('create')) await scenarioCreate().finally(cleanup);
+  if (runs('match')) await scenarioMatch().finally(cleanup);
+  if (runs('events')) await scenarioEvents().finally(cleanup);
 } catch (e) {
   failed = true;
   console.error(e);

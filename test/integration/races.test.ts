@@ -1,10 +1,13 @@
 /**
  * Concurrency is real: simultaneous identical creates give one invoice; simultaneous deposits pay an invoice once;
- * one deposit never pays two invoices. Run on PGlite and on PostgreSQL (TEST_DATABASE_URL).
+ * one deposit never pays two invoices; a storm of deposits, mark-as-paid, delete, cancel and PATCH on one invoice
+ * leaves it in exactly one end state. After every test the whole database is checked against the invariants
+ * (test/helpers/invariants.ts). Run on PGlite and on PostgreSQL (TEST_DATABASE_URL).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { checkInvariants } from '../helpers/invariants.ts';
 
 const N = 32;
 
@@ -12,10 +15,13 @@ describe(`races on ${dbLabel}`, () => {
   let t: TestApp;
   let m: Bootstrapped;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '0' } });
     m = await bootstrap(t.client);
   });
   afterAll(() => t?.stop());
+  afterEach(async () => {
+    if (t) expect(await checkInvariants(t.app.db.sql)).toEqual([]);
+  });
 
   const create = (body: unknown) => t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body });
 
@@ -79,5 +85,74 @@ describe(`races on ${dbLabel}`, () => {
       expect(inv2[0].status).toBe('PAID');
       expect(matched[0].n).toBe(inv2[0].paidTrigger === 'DEPOSIT' ? '1' : '0');
     }
+  });
+
+  const STORMS = 10;
+  /** A small seeded PRNG (mulberry32), so a failing storm can be replayed with RACE_SEED. */
+  const seed = Number(process.env.RACE_SEED ?? 20_260_401);
+  let state = seed >>> 0;
+  const rand = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  it(`a storm on one invoice — deposits, mark-as-paid, v1 DELETE, v2 cancel and PATCH at once — ${STORMS} times: one end state, one event per change`, async () => {
+    const key = m.apiKey.secret;
+    const storm = async (k: number) => {
+      const name = `폭풍${k}`;
+      const amount = 91_000 + k * 10;
+      // Every other invoice asks for a cash receipt, so the payment's auto-issue races too.
+      const cashReceipt = k % 2 === 0 ? { type: 'PERSONAL', identifier: '01022223333' } : undefined;
+      const inv = await create({ bankAccountIds: [], customer: { name }, amount, cashReceipt });
+      expect(inv.status).toBe(201);
+      const id = inv.body.data.id as string;
+      // Each request starts after its own small random delay (seeded). Deposits (the slowest request) always start
+      // first; each storm lets one other kind start with them, in turn, so every kind wins some storms — and deposits
+      // meet a PATCH of the amount in flight.
+      const lead = ['deposit', ...[['patch'], ['markPaid'], ['delete', 'cancel'], []][k % 4]];
+      const tagged = <T,>(kind: string, send: () => Promise<T>) => {
+        const delay = lead.includes(kind) ? rand() * 6 : 15 + rand() * 60;
+        return new Promise((r) => setTimeout(r, delay)).then(send).then((r) => ({ kind, r: r as { status: number; body: any } }));
+      };
+      const rs = await Promise.all([
+        // Deposits of the amount before and after the PATCH below.
+        ...Array.from({ length: 4 }, (_, i) => tagged('deposit', () => t.client.deposit(m.bankAccount.notificationToken, { depositorName: name, amount: amount + (i % 2), notificationId: `storm-${k}-${i}` }))),
+        ...Array.from({ length: 2 }, () => tagged('markPaid', () => t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: key }))),
+        ...Array.from({ length: 2 }, () => tagged('delete', () => t.client.request('DELETE', `/v1/invoices/${id}`, { token: key }))),
+        tagged('cancel', () => t.client.request('POST', `/v2/invoices/${id}/cancel`, { token: key, body: { reason: 'storm' } })),
+        // PATCH changes the amount (a deposit must never pay an invoice of another amount) and the e-mail.
+        tagged('patch', () => t.client.request('PATCH', `/v2/invoices/${id}`, { token: key, body: { amount: amount + 1 } })),
+        tagged('patch', () => t.client.request('PATCH', `/v2/invoices/${id}`, { token: key, body: { customer: { email: `storm${k}@example.com` } } })),
+      ]);
+      for (const { kind, r } of rs) expect(r.status, `${kind} → ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(500);
+      const ok = (kind: string) => rs.filter((x) => x.kind === kind && x.r.status === 200).length;
+      const inv2 = (await t.app.db.sql.query<{ status: string; paidTrigger: string | null; amount: number }>(`SELECT status::text, "paidTrigger"::text AS "paidTrigger", amount FROM "Invoice" WHERE id = $1`, [id]))[0];
+      const events = await t.app.db.sql.query<{ type: string }>(`SELECT type FROM "Event" WHERE "invoiceId" = $1 ORDER BY sequence`, [id]);
+      const count = (type: string) => events.filter((e) => e.type === type).length;
+      const matched = await t.app.db.sql.query<{ id: string; amount: number }>(`SELECT id, amount FROM "Transaction" WHERE "matchedInvoiceId" = $1`, [id]);
+      // Exactly one of the state-ending requests won, and the invoice is in its state with exactly its event.
+      expect(count('invoice.updated')).toBe(ok('patch'));
+      if (inv2.status === 'PAID') {
+        expect(count('invoice.paid')).toBe(1);
+        expect(count('invoice.deleted') + count('invoice.canceled')).toBe(0);
+        expect(ok('delete') + ok('cancel')).toBe(0);
+        expect(ok('markPaid') + matched.length).toBe(1);
+        expect(inv2.paidTrigger).toBe(matched.length === 1 ? 'DEPOSIT' : 'API_CALL');
+        if (matched.length === 1) expect(matched[0].amount).toBe(inv2.amount);
+      } else {
+        expect(inv2.status).toBe('CANCELED');
+        expect(count('invoice.paid')).toBe(0);
+        expect(count('invoice.deleted') + count('invoice.canceled')).toBe(1);
+        expect(ok('delete') + ok('cancel')).toBe(1);
+        expect(ok('markPaid') + matched.length).toBe(0);
+      }
+      return inv2.status === 'PAID' ? (inv2.paidTrigger as string) : count('invoice.deleted') ? 'DELETED' : 'CANCELED';
+    };
+    // Two storms at a time: contention on each invoice and on the workspace's event sequence.
+    const outcomes: string[] = [];
+    for (let k = 0; k < STORMS; k += 2) outcomes.push(...(await Promise.all([storm(k), storm(k + 1)])));
+    if (process.env.TEST_DEBUG) console.log(`[races] RACE_SEED=${seed} storm outcomes: ${outcomes.join(' ')}`);
   });
 });
