@@ -74,10 +74,11 @@ export class WebhookWorker {
 
   /**
    * Claims and delivers due dispatches; returns how many it claimed. `concurrency` deliveries are in flight at a
-   * time; while a batch's last wave is out the next batch is claimed, so claiming never stalls delivery (at most one
-   * batch is held ahead: a lease starts at its claim). It keeps claiming while claims come back full, up to
-   * MAX_CLAIMS_PER_RUN batches or until the loop stops. Outcomes are written in bulk as deliveries finish (Recorder);
-   * all of them are written when this returns.
+   * time; once fewer than a batch are waiting the next batch is claimed, so claiming never stalls delivery. It keeps
+   * claiming while claims come back full, up to MAX_CLAIMS_PER_RUN batches or until the loop stops. A dispatch that
+   * waited so long that an attempt could outlast its lease is not attempted in this run (another instance may claim
+   * it once the lease ends; so may this one). Outcomes are written in bulk as deliveries finish (Recorder); all of
+   * them are written when this returns.
    */
   async runOnce(): Promise<number> {
     const recorder = new Recorder(this.prisma, this.log);
@@ -105,11 +106,16 @@ export class WebhookWorker {
         })
         .finally(() => (claiming = null));
     };
+    let expired = 0;
     const worker = async () => {
       for (;;) {
-        if (more && queue.length < this.opts.concurrency) claimNext();
+        if (more && queue.length < this.opts.batch) claimNext();
         const c = queue.shift();
-        if (c) {
+        if (c && this.clock.now().getTime() + this.opts.timeoutMs > c.leaseUntil) {
+          // Waited so long (slow endpoints ahead of it) that an attempt could outlast the lease, when another
+          // instance may claim it too: left alone, it is claimed again once the lease ends.
+          expired++;
+        } else if (c) {
           await this.deliver(c, secrets, recorder).catch((e) => this.log.error({ err: e, dispatch: c.dispatch.id }, 'delivery failed'));
         } else if (claiming) {
           await claiming;
@@ -120,6 +126,7 @@ export class WebhookWorker {
     };
     if (total > 0) await Promise.all(Array.from({ length: this.opts.concurrency }, worker));
     await recorder.drain();
+    if (expired > 0) this.log.warn({ dispatches: expired }, 'webhook dispatches not attempted before their lease ran short; they are retried when it ends');
     return total;
   }
 
@@ -144,7 +151,7 @@ export class WebhookWorker {
     ]);
     const hookById = new Map(hooks.map((h) => [h.id, h]));
     const eventById = new Map(events.map((e) => [e.id, e]));
-    return dispatches.map((d) => ({ dispatch: d, hook: hookById.get(d.webhookId), event: eventById.get(d.eventId) }));
+    return dispatches.map((d) => ({ dispatch: d, hook: hookById.get(d.webhookId), event: eventById.get(d.eventId), leaseUntil: lease.getTime() }));
   }
 
   /** The webhook's signing secrets now, decrypted once per run for each (sealed secrets, previous one active) state. */
@@ -204,6 +211,8 @@ interface Claimed {
   dispatch: Pick<WebhookDispatch, 'id' | 'webhookId' | 'eventId' | 'attempts'>;
   hook: (Webhook & { workspace: { ownerId: string } }) | undefined;
   event: Event | undefined;
+  /** When the claim's lease ends (epoch ms). */
+  leaseUntil: number;
 }
 
 /** The outcome of one attempt (or of a dispatch closed without one), as the Recorder writes it. */

@@ -187,6 +187,13 @@ export async function settleReceipt(deps: Deps, receiptId: string): Promise<bool
     });
     if (res.count === 0) return;
     await tx.cashReceipt.updateMany({ where: { id: receipt.id, status: 'PENDING' }, data: { status: issued ? 'ISSUED' : 'FAILED' } });
+    if (!issued && receipt.kind === 'CANCELLATION' && receipt.originalId) {
+      // The tax authority refused the cancellation: it did not happen, the original gets its amount back.
+      await tx.cashReceipt.update({
+        where: { id: receipt.originalId },
+        data: { canceledAmount: { decrement: receipt.amount }, remainingAmount: { increment: receipt.amount }, status: 'ISSUED', canceledAt: null, revokedAt: null, updatedAt: now },
+      });
+    }
     const settled = await tx.cashReceipt.findUniqueOrThrow({ where: { id: receipt.id } });
     await recordEvents(tx, settled.workspaceId, [receiptEvent(issued ? 'receipt.issued' : 'receipt.failed', settled, now)]);
   });
