@@ -96,7 +96,9 @@ builder.queryField('events', (t) =>
 async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string | null; types?: string[]; since: bigint | null }): AsyncGenerator<InvoiceEventShape> {
   const p = requirePrincipal(ctx.principal);
   const live = ctx.bus.subscribe(p.workspaceId);
-  let last = filter.since;
+  // Live events may arrive out of sequence order (commits overlap, instances publish independently): skip only what
+  // the replay already yielded, by event id, never "everything below the last sequence seen".
+  const replayed = new Set<string>();
   const accept = async (e: BusEvent): Promise<InvoiceEventShape | null> => {
     if (!e.invoiceId || (filter.invoiceId && e.invoiceId !== filter.invoiceId)) return null;
     if (filter.types && !filter.types.includes(e.type)) return null;
@@ -113,14 +115,12 @@ async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string 
       });
       for (const row of missed) {
         const shaped = await accept(busEventOf(row));
-        last = row.sequence;
+        replayed.add(row.id);
         if (shaped) yield shaped;
       }
     }
     for await (const e of live) {
-      const seq = BigInt(e.sequence);
-      if (last !== null && seq <= last) continue;
-      last = seq;
+      if (replayed.has(e.eventId)) continue;
       const shaped = await accept(e);
       if (shaped) yield shaped;
     }
