@@ -31,7 +31,7 @@ describe(`webhooks on ${dbLabel}`, () => {
 
   beforeAll(async () => {
     await rx.start();
-    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '30,30,30,30,30,30' } });
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '30,30,30,30,30,30', WEBHOOK_TIMEOUT_MS: '1000' } });
     m = await bootstrap(t.client);
   });
   afterAll(async () => {
@@ -118,6 +118,30 @@ describe(`webhooks on ${dbLabel}`, () => {
       [1, 'FAILED', 500],
     ]);
     expect(new Set(rx.received.filter((x) => x.json?.workspaceId === ws.workspaceId).map((x) => x.headers['webhook-id'])).size).toBe(1);
+    rx.respond = () => 200;
+  });
+
+  it('an endpoint that hangs, then resets the connection, then answers: three attempts, the last SUCCEEDED', async () => {
+    const ws = await bootstrap(t.client);
+    const path = '/hang-' + ws.workspaceId;
+    rx.respond = (_n, r) => {
+      if (!r.json || r.json.workspaceId !== ws.workspaceId) return 200;
+      const seen = rx.received.filter((x) => x.json?.workspaceId === ws.workspaceId).length;
+      return seen === 1 ? 'hang' : seen === 2 ? 'reset' : 200;
+    };
+    const w = await register('V1', rx.url.replace('/hook', path), ws.sessionToken);
+    await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '멈춤' }, amount: 4 } });
+    await rx.waitFor((all) => all.filter((x) => x.json?.workspaceId === ws.workspaceId).length >= 3, 30_000);
+    await expectDeliveries(w.webhook.id, ws.sessionToken, (d) => d.length === 3);
+    const d = await deliveries(w.webhook.id, ws.sessionToken);
+    expect(d.map((x) => [x.attempt, x.status])).toEqual([
+      [3, 'SUCCEEDED'],
+      [2, 'FAILED'],
+      [1, 'FAILED'],
+    ]);
+    expect(d[0].responseStatus).toBe(200);
+    // The hung and the reset attempts got no HTTP answer.
+    expect(d.slice(1).map((x) => x.responseStatus)).toEqual([null, null]);
     rx.respond = () => 200;
   });
 
