@@ -111,6 +111,7 @@ export const ERROR_TABLE = {
   IDEMPOTENCY_KEY_IN_PROGRESS: r(409, 'IDEMPOTENCY_KEY_IN_PROGRESS', 409, '30021', 'A request with this Idempotency-Key is still running.'),
   METHOD_NOT_ALLOWED: r(405, 'METHOD_NOT_ALLOWED', 405, '30004', 'Method not allowed on this path.'),
   ROUTE_NOT_FOUND: r(404, 'NOT_FOUND', 404, '30003', 'No such endpoint.'),
+  NOT_ACCEPTABLE: r(406, 'NOT_ACCEPTABLE', 406, '30001', 'The Accept header allows no media type this endpoint answers with.'),
   UNSUPPORTED_MEDIA_TYPE: r(415, 'UNSUPPORTED_MEDIA_TYPE', 415, '30002', 'Content-Type must be application/json.'),
 
   // Server

@@ -270,6 +270,14 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       } else {
         response = json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
       }
+      // (Yoga may answer with @whatwg-node's Response, not the global one: check the shape, not the class.)
+      if (!response || typeof (response as Response).headers?.set !== 'function') throw new Error(`no response for ${request.method} ${path}`);
+      // Yoga refuses an unsupported Accept (406) or POST Content-Type (415) with an empty body: give it the envelope.
+      if (path === '/graphql' && (response.status === 406 || response.status === 415) && !response.headers.get('content-type')?.includes('json')) {
+        const code = response.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'NOT_ACCEPTABLE';
+        const message = response.status === 415 ? 'POST /graphql needs Content-Type: application/json (or application/graphql+json).' : 'Accept must allow application/json, application/graphql-response+json or text/event-stream.';
+        response = json(response.status, { errors: [{ message, extensions: { code } }] });
+      }
     } catch (e) {
       response = outerError(path, e, () => onUnexpected(requestId)(e));
     }

@@ -20,8 +20,8 @@ export const SOFA_BASE = '/api';
 
 type ContextFor = (request: Request, authorization: string | null, requestId: string) => Promise<GraphQLContext>;
 
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
 /** Sofa's subscriptions-as-webhooks routes (POST /webhook, POST and DELETE /webhook/:id); GET /webhook/:id is the webhook query. */
@@ -92,7 +92,13 @@ export function createSofaApi(contextFor: ContextFor, onUnexpected: (requestId: 
 
   /** Answers a request under /api. */
   return async function handleSofa(request: Request, path: string, requestId: string): Promise<Response> {
-    if (isSubscriptionWebhook(request.method, path)) return jsonResponse(404, { errors: [{ message: 'No such endpoint.', extensions: { code: 'NOT_FOUND' } }] });
+    const notFound = () => jsonResponse(404, { errors: [{ message: 'No such endpoint.', extensions: { code: 'NOT_FOUND' } }] });
+    if (isSubscriptionWebhook(request.method, path)) return notFound();
+    // sofa routes GET (queries) and POST (mutations); anything else (HEAD, TRACE, PROPFIND ...) is refused here, before
+    // a Request is rebuilt with a method undici may not accept.
+    if (request.method !== 'GET' && request.method !== 'POST') {
+      return jsonResponse(405, { errors: [{ message: ERROR_TABLE.METHOD_NOT_ALLOWED.message, extensions: { code: 'METHOD_NOT_ALLOWED' } }] }, { allow: 'GET, POST' });
+    }
     let bounded = request;
     if (request.body) {
       // The same body limit as everywhere else (sofa would read any size).
@@ -105,7 +111,9 @@ export function createSofaApi(contextFor: ContextFor, onUnexpected: (requestId: 
       }
       bounded = new Request(request.url, { method: request.method, headers: request.headers, body: text });
     }
-    const response = await router.fetch(bounded, { requestId });
+    const response = (await router.fetch(bounded, { requestId })) as Response | undefined;
+    // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
+    if (!response) return notFound();
     if (path === `${SOFA_BASE}/openapi.json` && response.ok) {
       const doc = (await response.json()) as { paths?: Record<string, Record<string, unknown>> };
       const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;

@@ -36,31 +36,7 @@ const runs = (share: number) => Math.max(1, Math.round(TOTAL * share));
  * mounted): counted and printed instead of failing, unless FUZZ_STRICT=1. Remove an entry once its fix lands.
  */
 const KNOWN_ISSUES: { id: string; what: string; matches: (c: HttpCase, failure: string) => boolean }[] = [
-  {
-    id: 'sofa-unmatched-route',
-    what:
-      'a path or method under /api that no sofa route matches (e.g. POST /api, GET /api/invoice without its id, PROPFIND /api/invoice/x): sofa-api\'s router resolves to undefined, ' +
-      'src/http/app.ts then reads `response.headers` of undefined and throws; over HTTP the server adapter answers 500 with the TypeError and its stack ' +
-      '(file paths included). Fix in src/http/sofa-api.ts (answer 404 NOT_FOUND in the /api envelope when the router gives no response) and/or app.ts.',
-    matches: (c, failure) =>
-      appPath(c.path).startsWith('/api') && c.method !== 'TRACE' && !sofaRouted(c.method, appPath(c.path)) && /reading 'headers'|status 500|answered without reaching the app: 500/.test(failure),
-  },
-  {
-    id: 'sofa-trace',
-    what:
-      'TRACE (which Node accepts, fetch cannot send) to any /api path: src/http/sofa-api.ts rebuilds the request with `new Request(url, { method: "TRACE" })`, ' +
-      'which undici refuses ("\'TRACE\' HTTP method is unsupported"): 500 INTERNAL_SERVER_ERROR. Fix there: answer 405 METHOD_NOT_ALLOWED in the /api ' +
-      'envelope for methods sofa does not route (or do not rebuild the request for them).',
-    matches: (c, failure) => faceOf(appPath(c.path)) === 'sofa' && c.method === 'TRACE' && /status 500/.test(failure),
-  },
-  {
-    id: 'graphql-bodyless-4xx',
-    what:
-      'graphql-yoga answers 406 Not Acceptable (an Accept it cannot serve) and 415 Unsupported Media Type (a POST content type it does not read) ' +
-      'with an empty body and no content type: no `errors[].extensions.code` envelope. Fix where yoga is mounted (src/http/app.ts): turn a ' +
-      'bodyless 4xx from yoga.fetch into {errors: [{message, extensions: {code: "BAD_REQUEST"}}]} as JSON.',
-    matches: (c, failure) => c.path.startsWith('/graphql') && /^content-type is "", not JSON\n  answer 4(06|15) ""/.test(failure),
-  },
+  // Empty: the /api unmatched-route and TRACE crashes and yoga's bodyless 406/415 were fixed in src/http.
 ];
 
 interface Stats {
