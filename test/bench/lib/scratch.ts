@@ -57,6 +57,9 @@ export async function startApp(databaseUrl: string, poolSize: number, env: Recor
     DATABASE_POOL_SIZE: String(poolSize),
     LOG_LEVEL: 'silent',
     AGENCY_SIM_DELAY_MS: '0',
+    // The limiter runs (its cost is measured) but never refuses: the bench's load is one credential at full speed.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '10000000',
     ...env,
   });
   const app = await buildApp(config, { logger: pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }) });
