@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { DomainError } from '../../src/domain/errors.ts';
 import { fail, onWire } from '../../src/domain/request-schema.ts';
 
+/** What every face adds to a 503 SERVICE_UNAVAILABLE (the database cannot be reached): when to retry. */
+export const RETRY_AFTER_UNAVAILABLE: Readonly<Record<string, string>> = { 'retry-after': '5' };
+
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,

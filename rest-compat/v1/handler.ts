@@ -1,6 +1,6 @@
 /** The v1 request handler: route, run, render errors in the v1 envelope (never a stack trace). */
 import { isDomainError, renderV1 } from '../../src/domain/errors.ts';
-import { json } from '../shared/http.ts';
+import { json, RETRY_AFTER_UNAVAILABLE } from '../shared/http.ts';
 import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
 import { v1Routes, type V1Context } from './routes.ts';
 
@@ -18,7 +18,7 @@ export async function handleV1(request: Request, ctx: V1Context, onUnexpected: (
     }
     if (isDatabaseUnavailable(e)) {
       const { status, body } = renderV1('SERVICE_UNAVAILABLE');
-      return json(status, body, { 'retry-after': '5' });
+      return json(status, body, RETRY_AFTER_UNAVAILABLE);
     }
     onUnexpected(e);
     const { status, body } = renderV1('INTERNAL_SERVER_ERROR');

@@ -1,6 +1,6 @@
 /** The v2 request handler: route, run, render errors in the v2 envelope with numeric codes (never a stack trace). */
 import { isDomainError, renderV2, type DomainError } from '../../src/domain/errors.ts';
-import { json } from '../shared/http.ts';
+import { json, RETRY_AFTER_UNAVAILABLE } from '../shared/http.ts';
 import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
 import { v2Routes, type V2Context } from './routes.ts';
 import { v2CashReceipt, type ReceiptView } from './wire.ts';
@@ -29,7 +29,7 @@ export async function handleV2(request: Request, ctx: V2Context, onUnexpected: (
     }
     if (isDatabaseUnavailable(e)) {
       const { status, body } = renderV2('SERVICE_UNAVAILABLE');
-      return json(status, body, { 'retry-after': '5' });
+      return json(status, body, RETRY_AFTER_UNAVAILABLE);
     }
     onUnexpected(e);
     const { status, body } = renderV2('INTERNAL_SERVER_ERROR');

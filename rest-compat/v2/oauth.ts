@@ -7,7 +7,7 @@ import { authenticateClient, exchangeAuthorizationCode, OAuthError, revokeToken 
 import type { Deps } from '../../src/domain/deps.ts';
 import { ERROR_TABLE, isDomainError } from '../../src/domain/errors.ts';
 import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
-import { readTextBody } from '../shared/http.ts';
+import { readTextBody, RETRY_AFTER_UNAVAILABLE } from '../shared/http.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -77,7 +77,7 @@ export async function handleOAuth(request: Request, path: string, deps: Deps, ma
       return oauthJson(e.status, { error: e.error, error_description: e.message }, e.status === 401 && basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {});
     }
     if (isDomainError(e) && e.code === 'PAYLOAD_TOO_LARGE') return oauthJson(413, { error: 'invalid_request', error_description: e.message });
-    if (isDatabaseUnavailable(e)) return oauthJson(503, { error: 'temporarily_unavailable', error_description: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, { 'retry-after': '5' });
+    if (isDatabaseUnavailable(e)) return oauthJson(503, { error: 'temporarily_unavailable', error_description: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, RETRY_AFTER_UNAVAILABLE);
     onUnexpected(e);
     return oauthJson(500, { error: 'server_error' });
   }

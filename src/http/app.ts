@@ -24,7 +24,7 @@ import { schema } from '../graphql/schema.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
 import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
-import { json } from '../../rest-compat/shared/http.ts';
+import { json, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { handleApiDocs } from './docs.ts';
 import { createSofaApi, SOFA_BASE } from './sofa-api.ts';
@@ -379,7 +379,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 function outerError(path: string, e: unknown, logUnexpected: () => void): Response {
   const code = isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
   if (code === 'INTERNAL_SERVER_ERROR') logUnexpected();
-  return faceError(path, code, code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': '5' } : {});
+  return faceError(path, code, code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_UNAVAILABLE : {});
 }
 
 /** The paths whose calls count against a credential's rate limit (not health checks, metrics or documentation). */

@@ -4,7 +4,7 @@ import { ingestBankNotification } from '../domain/deposits/deposits.ts';
 import type { Deps } from '../domain/deps.ts';
 import { ERROR_TABLE, isDomainError } from '../domain/errors.ts';
 import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
-import { json, readJsonBody } from '../../rest-compat/shared/http.ts';
+import { json, readJsonBody, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
 
 /** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message}. */
 export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, onUnexpected: (e: unknown) => void): Promise<Response> {
@@ -20,7 +20,7 @@ export async function handleBankNotification(request: Request, deps: Deps, maxBo
       const { status, code } = ERROR_TABLE[e.code].v1;
       return json(status, { code, message: e.message, ...(e.path ? { field: e.path.join('.') } : {}) });
     }
-    if (isDatabaseUnavailable(e)) return json(503, { code: 'SERVICE_UNAVAILABLE', message: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, { 'retry-after': '5' });
+    if (isDatabaseUnavailable(e)) return json(503, { code: 'SERVICE_UNAVAILABLE', message: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, RETRY_AFTER_UNAVAILABLE);
     onUnexpected(e);
     return json(500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error.' });
   }

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { bearerToken } from '../domain/auth/principal.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -37,8 +38,8 @@ export interface RateLimitOptions {
 
 /** The bucket key for a request: the credential's hash when it carries one, the client address otherwise. */
 export function rateLimitKey(authorization: string | null, clientAddress: string | undefined): string {
-  const m = authorization ? /^\s*bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (m) return 'cred:' + createHash('sha256').update(m[1]!).digest('base64url').slice(0, 32);
+  const token = bearerToken(authorization);
+  if (token) return 'cred:' + createHash('sha256').update(token).digest('base64url').slice(0, 32);
   return 'addr:' + (clientAddress ?? 'local');
 }
 

@@ -48,6 +48,11 @@ export function bankAccountInScope(p: Principal, bankAccountId: string): boolean
   return p.bankAccountIds === null || p.bankAccountIds.includes(bankAccountId);
 }
 
+/** bankAccountInScope as a query filter on deposits (Transaction.bankAccountId); empty for an unlimited principal. */
+export function depositScopeWhere(p: Principal | null): { bankAccountId?: { in: string[] } } {
+  return p?.bankAccountIds ? { bankAccountId: { in: [...p.bankAccountIds] } } : {};
+}
+
 /** Who did it, as v2 `canceledBy` and history lines show it. */
 export function actorOf(p: Principal): { type: string; accountId: string | null; apiKeyId: string | null; name: string } {
   return {

@@ -3,10 +3,9 @@
  * graphql-ws and SSE, and the `events(sinceSequence:)` query a reconnecting client uses to catch up — subscriptions
  * notify, the database is the truth.
  */
-import type { Principal } from '../../domain/auth/principal.ts';
-import { bankAccountInScope, requirePrincipal } from '../../domain/auth/rules.ts';
+import { requirePrincipal } from '../../domain/auth/rules.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { eventVisibleTo } from '../../domain/events/visibility.ts';
+import { eventDataVisibleTo, eventVisibleTo } from '../../domain/events/visibility.ts';
 import { loadInvoiceFor } from '../../domain/invoices/invoices.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
@@ -45,22 +44,11 @@ const EventRecordType = builder.prismaObject('Event', {
       type: 'JSON',
       description: 'The payload as recorded at the time (invoice snapshot, trigger, transaction); for a key limited to bank accounts, a deposit to another account is reduced to its id.',
       select: { data: true },
-      resolve: (e, _args, ctx) => scopedEventData(ctx.principal, e.data),
+      resolve: (e, _args, ctx) => eventDataVisibleTo(ctx.principal, e.data),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Commit time.' }),
   }),
 });
-
-/**
- * An account-limited key sees the events of the invoices it may handle, but not a deposit to an account outside its
- * accounts that paid one of them (matched by hand in the dashboard): that deposit is reduced to its id (spec:
- * account-limited keys read only deposits to allowed accounts).
- */
-function scopedEventData(p: Principal | null, data: unknown): unknown {
-  const trx = (data as { transaction?: { id?: string; bankAccount?: { id?: string } } | null } | null)?.transaction;
-  if (!p || p.bankAccountIds === null || !trx?.bankAccount?.id || bankAccountInScope(p, trx.bankAccount.id)) return data;
-  return { ...(data as Record<string, unknown>), transaction: { id: trx.id } };
-}
 
 function parseSequence(v: string | null | undefined): bigint | null {
   if (v === null || v === undefined) return null;

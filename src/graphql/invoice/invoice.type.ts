@@ -1,4 +1,5 @@
 /** The Invoice type (ivc_) and its history. */
+import { depositScopeWhere } from '../../domain/auth/rules.ts';
 import { effectiveStatus } from '../../domain/invoices/invoice-state.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
@@ -90,7 +91,7 @@ export const InvoiceType = builder.prismaObject('Invoice', {
       description: 'Deposits matched to it (at most one); for a key limited to bank accounts, only deposits to those accounts.',
       // A deposit matched by hand may sit on an account the invoice does not name (spec: read and list transactions —
       // only deposits to allowed accounts).
-      query: (_args, ctx) => (ctx.principal?.bankAccountIds ? { where: { bankAccountId: { in: ctx.principal.bankAccountIds } } } : {}),
+      query: (_args, ctx) => ({ where: depositScopeWhere(ctx.principal) }),
     }),
     history: t.relation('history', { description: 'Changes, oldest first.', query: { orderBy: { createdAt: 'asc' } } }),
   }),
