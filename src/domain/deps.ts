@@ -9,9 +9,29 @@ export type Tx = Prisma.TransactionClient;
 /** Parameterised SQL (`$1`, `$2`, ...) returning rows: a Prisma transaction's raw query, or the driver's directly. */
 export type RawQuery = <T = Record<string, unknown>>(text: string, params: unknown[]) => Promise<T[]>;
 
-/** The raw query of a Prisma transaction. */
+const rawOfTx = new WeakMap<object, RawQuery>();
+
+/** The raw query of a Prisma transaction (one function per transaction, so marks made through it are the transaction's). */
 export function rawOf(tx: Tx): RawQuery {
-  return (text, params) => tx.$queryRawUnsafe(text, ...params);
+  let q = rawOfTx.get(tx);
+  if (!q) {
+    q = (text, params) => tx.$queryRawUnsafe(text, ...params);
+    rawOfTx.set(tx, q);
+  }
+  return q;
+}
+
+/** Where a write runs: a Prisma transaction or a driver-level one. Writes shared by both kinds take this. */
+export type Sql = Tx | RawQuery;
+
+/** Raw queries on the pool, outside any transaction (each statement its own). */
+export function poolQuery(deps: Pick<Deps, 'sql'>): RawQuery {
+  return (text, params) => deps.sql.query(text, params);
+}
+
+/** The raw query of either kind of transaction. */
+export function asRaw(db: Sql): RawQuery {
+  return typeof db === 'function' ? db : rawOf(db);
 }
 
 /** The driver-level SQL executor (hot paths that skip Prisma's query pipeline). */
@@ -55,26 +75,36 @@ export interface Deps {
   observe?: { matchOutcome(outcome: string): void };
 }
 
-const eventsWrittenIn = new WeakSet<object>();
-const jobsQueuedIn = new WeakSet<object>();
+const eventsWrittenIn = new WeakSet<RawQuery>();
+const jobsQueuedIn = new WeakSet<RawQuery>();
 
 /** Marks the transaction as having written outbox events (the dispatcher is woken after it commits). */
-export function noteEventsWritten(tx: Tx): void {
-  eventsWrittenIn.add(tx);
+export function noteEventsWritten(db: Sql): void {
+  eventsWrittenIn.add(asRaw(db));
 }
 
 /** Marks the transaction as having queued jobs (the job runner is woken after it commits). */
-export function noteJobsQueued(tx: Tx): void {
-  jobsQueuedIn.add(tx);
+export function noteJobsQueued(db: Sql): void {
+  jobsQueuedIn.add(asRaw(db));
+}
+
+function wakeWorkersAfterCommit(deps: Deps, q: RawQuery): void {
+  if (eventsWrittenIn.has(q)) deps.onEventsCommitted();
+  if (jobsQueuedIn.has(q)) deps.onJobsQueued();
 }
 
 /**
- * Runs `fn` in one driver-level transaction (no Prisma in between: the hot path of invoice creation); wakes the
- * dispatcher after it commits when `events` says the transaction wrote outbox rows.
+ * Runs `fn` in one driver-level transaction (no Prisma in between: the hot paths of invoice creation and deposit
+ * intake); after it commits, wakes the workers that have new work (events or jobs noted through `q`).
  */
-export async function inRawTransaction<T>(deps: Deps, fn: (q: RawQuery) => Promise<T>, opts: { events: boolean }): Promise<T> {
-  const out = await deps.sql.transaction((sql) => fn((text, params) => sql.query(text, params)));
-  if (opts.events) deps.onEventsCommitted();
+export async function inRawTransaction<T>(deps: Deps, fn: (q: RawQuery) => Promise<T>): Promise<T> {
+  let handle: RawQuery | null = null;
+  const out = await deps.sql.transaction((sql) => {
+    const q: RawQuery = (text, params) => sql.query(text, params);
+    handle = q;
+    return fn(q);
+  });
+  if (handle) wakeWorkersAfterCommit(deps, handle);
   return out;
 }
 
@@ -85,7 +115,6 @@ export async function inTransaction<T>(deps: Deps, fn: (tx: Tx) => Promise<T>): 
     handle = tx;
     return fn(tx);
   });
-  if (handle && eventsWrittenIn.has(handle)) deps.onEventsCommitted();
-  if (handle && jobsQueuedIn.has(handle)) deps.onJobsQueued();
+  if (handle) wakeWorkersAfterCommit(deps, rawOf(handle));
   return out;
 }

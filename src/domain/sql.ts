@@ -1,3 +1,14 @@
+/** Parameters of one statement ($1, $2, ...), for statements composed from fragments (CTEs written by several modules). */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  /** Adds a parameter and returns its placeholder (with `cast`, e.g. `::timestamptz`). */
+  p(value: unknown, cast = ''): string {
+    this.values.push(value);
+    return `$${this.values.length}${cast}`;
+  }
+}
+
 /** A tiny builder for parameterised WHERE clauses ($1, $2, ...) used by the list queries. */
 export class SqlWhere {
   readonly params: unknown[] = [];

@@ -17,6 +17,8 @@ export interface BusEvent {
   cashReceiptId: string | null;
   bankAccountIds: string[];
   createdAt: string;
+  /** The invoice's row as the dispatcher read it after the commit (JSON: timestamps as strings), when there is one. */
+  invoice?: Record<string, unknown>;
 }
 
 export interface EventBus {

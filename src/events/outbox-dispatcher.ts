@@ -5,7 +5,8 @@
  * SKIP LOCKED, so several instances share the work; an event committed before a crash is dispatched after restart.
  */
 import type { Logger } from 'pino';
-import type { Event, PrismaClient } from '../generated/prisma/client.ts';
+import type { Event } from '../generated/prisma/client.ts';
+import type { SqlExecutor } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { eventTypesFor } from '../domain/webhooks/routing.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
@@ -13,7 +14,10 @@ import { WorkerLoop } from './loop.ts';
 
 const BATCH = 200;
 
-export function busEventOf(e: Pick<Event, 'id' | 'workspaceId' | 'sequence' | 'type' | 'invoiceId' | 'cashReceiptId' | 'bankAccountIds' | 'createdAt'>): BusEvent {
+type EventColumns = Pick<Event, 'id' | 'workspaceId' | 'type' | 'invoiceId' | 'cashReceiptId' | 'bankAccountIds' | 'createdAt'> & { sequence: bigint | string | number };
+
+/** The bus message of a stored event; `invoice`: the invoice's row as the dispatcher read it (JSON), when it has one. */
+export function busEventOf(e: EventColumns, invoice?: Record<string, unknown> | null): BusEvent {
   return {
     eventId: e.id,
     workspaceId: e.workspaceId,
@@ -23,6 +27,7 @@ export function busEventOf(e: Pick<Event, 'id' | 'workspaceId' | 'sequence' | 't
     cashReceiptId: e.cashReceiptId,
     bankAccountIds: e.bankAccountIds,
     createdAt: new Date(e.createdAt).toISOString(),
+    ...(invoice ? { invoice } : {}),
   };
 }
 
@@ -32,7 +37,8 @@ export class OutboxDispatcher {
   lastLagMs = 0;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    /** The driver (one statement per batch; no ORM on this path). */
+    private readonly sql: Pick<SqlExecutor, 'query'>,
     private readonly clock: Clock,
     private readonly bus: EventBus,
     private readonly log: Logger,
@@ -55,11 +61,12 @@ export class OutboxDispatcher {
   /**
    * Dispatches one batch of committed, undispatched events in one statement: claims them (FOR UPDATE SKIP LOCKED),
    * marks them dispatched and creates a dispatch for every webhook that receives them; then publishes them to live
-   * subscribers. Returns how many.
+   * subscribers, each with its invoice as it is now (read by the same statement, once for every subscriber of every
+   * instance). Returns how many.
    */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
-    const rows = await this.prisma.$queryRawUnsafe<(Event & { dispatchCount: bigint })[]>(
+    const rows = await this.sql.query<EventColumns & { dispatchCount: string | number | bigint; invoice: Record<string, unknown> | null }>(
       `WITH claimed AS (
          UPDATE "Event" SET "dispatchedAt" = $1::timestamptz
           WHERE id IN (SELECT id FROM "Event" WHERE "dispatchedAt" IS NULL ORDER BY "createdAt", sequence LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
@@ -73,17 +80,18 @@ export class OutboxDispatcher {
          ON CONFLICT ("webhookId", "eventId") DO NOTHING
          RETURNING 1
        )
-       SELECT c.*, (SELECT count(*) FROM dispatched) AS "dispatchCount" FROM claimed c`,
-      now.toISOString(),
-      eventTypesFor('V1'),
-      eventTypesFor('V2'),
+       SELECT c.*, (SELECT count(*) FROM dispatched) AS "dispatchCount", to_jsonb(i) AS invoice
+         FROM claimed c LEFT JOIN "Invoice" i ON i.id = c."invoiceId"`,
+      [now.toISOString(), eventTypesFor('V1'), eventTypesFor('V2')],
     );
     if (rows.length === 0) return 0;
     // Published in sequence order within each workspace: a live subscriber skips any event whose sequence is not
     // above the last one it saw, and createdAt (taken when the writing transaction starts) does not follow the
     // sequence (handed out under the workspace row lock, in commit order) when transactions overlap.
-    const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
-    for (const e of events) this.bus.publish(busEventOf(e));
+    // (The driver returns bigint columns as strings: compare them as numbers.)
+    const seq = (e: EventColumns) => BigInt(e.sequence);
+    const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));
+    for (const e of events) this.bus.publish(busEventOf(e, e.invoice));
     this.lastLagMs = now.getTime() - Math.min(...events.map((e) => new Date(e.createdAt).getTime()));
     if (Number(rows[0].dispatchCount) > 0) this.after.webhooks();
     return events.length;

@@ -151,7 +151,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     pollMs: 1000,
     onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'success' : 'failure' }),
   });
-  const dispatcher = new OutboxDispatcher(db.prisma, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
+  const dispatcher = new OutboxDispatcher(db.sql, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
   const workers: Workers = { bus, dispatcher, webhooks, jobs, email };
 
   const rateOptions = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };

@@ -39,7 +39,7 @@ for (const kind of ['PostgreSQL', 'PGlite']) {
     }
     const published: BusEvent[] = [];
     const bus: EventBus = { publish: (e) => published.push(e), subscribe: () => { throw new Error('not used'); }, close: async () => {} };
-    const dispatcher = new OutboxDispatcher(db.prisma, systemClock, bus, pino({ level: 'silent' }), { webhooks() {}, jobs() {} });
+    const dispatcher = new OutboxDispatcher(db.sql, systemClock, bus, pino({ level: 'silent' }), { webhooks() {}, jobs() {} });
     const n = await dispatcher.runOnce();
     for (const ws of ['wsp_1', 'wsp_2']) {
       const seqs = published.filter((e) => e.workspaceId === ws).map((e) => Number(e.sequence));

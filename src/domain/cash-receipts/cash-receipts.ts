@@ -7,8 +7,9 @@ import type { CashReceipt } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import { linkedBusinessInfo } from '../business/business-info.ts';
+import { addHistory } from '../invoices/history.ts';
 import { parseKstRange } from '../dates.ts';
-import { inTransaction, noteJobsQueued, type Deps, type Tx } from '../deps.ts';
+import { asRaw, inTransaction, noteJobsQueued, type Deps, type Sql, type Tx } from '../deps.ts';
 import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
@@ -63,41 +64,49 @@ interface NewReceipt {
   selfIssued?: boolean;
 }
 
-/** Creates a PENDING receipt and its `receipt.issue` job in the caller's transaction. */
-async function createReceipt(tx: Tx, r: NewReceipt, now: Date, opts: { inline: boolean }): Promise<CashReceipt> {
+/** Creates a PENDING receipt and its `receipt.issue` job in the caller's transaction (one statement). */
+async function createReceipt(db: Sql, r: NewReceipt, now: Date, opts: { inline: boolean }): Promise<CashReceipt> {
+  const q = asRaw(db);
   const id = newId('cashReceipt');
-  const receipt = await tx.cashReceipt.create({
-    data: {
+  noteJobsQueued(q);
+  const rows = await q<CashReceipt>(
+    `WITH receipt AS (
+       INSERT INTO "CashReceipt" (id, "workspaceId", "issuerId", status, kind, "corpNum", type, identifier, amount, "supplyCost", tax,
+                                  "relatedInvoiceId", "originalId", partial, "cancelReason", "canceledAmount", "remainingAmount",
+                                  "reissuedFromId", "selfIssued", "agencyKey", "searchText", "issuedAt", "updatedAt")
+       VALUES ($1, $2, $3, 'PENDING', $4::"CashReceiptKind", $5, $6::"CashReceiptType", $7, $8::int, $9::int, $10::int,
+               $11, $12, $13::boolean, $14, 0, $8::int, $15, $16::boolean, $1, $17, $18::timestamptz, $18::timestamptz)
+       RETURNING *
+     ), job AS (
+       INSERT INTO "Job" (id, kind, payload, "runAt", "createdAt", "updatedAt")
+       SELECT $19, 'receipt.issue', jsonb_build_object('receiptId', receipt.id), $20::timestamptz, $18::timestamptz, $18::timestamptz FROM receipt
+     )
+     SELECT * FROM receipt`,
+    [
       id,
-      workspaceId: r.workspaceId,
-      issuerId: r.issuerId,
-      status: 'PENDING',
-      kind: r.kind ?? 'ORIGINAL',
-      corpNum: r.corpNum,
-      type: r.type,
-      identifier: r.identifier,
-      amount: r.amount,
-      supplyCost: r.supplyCost,
-      tax: r.tax,
-      relatedInvoiceId: r.relatedInvoiceId ?? null,
-      originalId: r.originalId ?? null,
-      partial: r.partial ?? false,
-      cancelReason: r.cancelReason ?? null,
-      canceledAmount: 0,
-      remainingAmount: r.amount,
-      reissuedFromId: r.reissuedFromId ?? null,
-      selfIssued: r.selfIssued ?? false,
-      agencyKey: id,
-      searchText: receiptSearchText(r.identifier, r.corpNum),
-      issuedAt: now,
-      updatedAt: now,
-    },
-  });
-  noteJobsQueued(tx);
-  await tx.job.create({
-    data: { id: newId('job'), kind: 'receipt.issue', payload: { receiptId: id }, runAt: opts.inline ? new Date(now.getTime() + INLINE_LEASE_MS) : now, createdAt: now, updatedAt: now },
-  });
-  return receipt;
+      r.workspaceId,
+      r.issuerId,
+      r.kind ?? 'ORIGINAL',
+      r.corpNum,
+      r.type,
+      r.identifier,
+      r.amount,
+      r.supplyCost,
+      r.tax,
+      r.relatedInvoiceId ?? null,
+      r.originalId ?? null,
+      r.partial ?? false,
+      r.cancelReason ?? null,
+      r.reissuedFromId ?? null,
+      r.selfIssued ?? false,
+      receiptSearchText(r.identifier, r.corpNum),
+      now.toISOString(),
+      newId('job'),
+      (opts.inline ? new Date(now.getTime() + INLINE_LEASE_MS) : now).toISOString(),
+    ],
+  );
+  if (!rows[0]) throw new Error('cash receipt insert returned nothing');
+  return rows[0];
 }
 
 /**
@@ -258,26 +267,29 @@ export async function issueCashReceipt(deps: Deps, principal: Principal | null, 
  * none was issued.
  */
 export async function autoIssueForPaidInvoice(
-  tx: Tx,
+  db: Sql,
   invoice: { id: string; workspaceId: string; issuerId: string; amount: number; cashReceiptType: CashReceiptTypeName | null; cashReceiptIdentifier: string | null },
   now: Date,
 ): Promise<{ receiptId: string } | { skipped: string } | null> {
   if (!invoice.cashReceiptType || !invoice.cashReceiptIdentifier) return null;
-  const business = await linkedBusinessInfo(tx, invoice.workspaceId);
-  if (!business) {
-    await tx.invoiceHistoryEntry.create({
-      data: { id: newId('history'), invoiceId: invoice.id, type: 'cash_receipt_skipped', data: { reason: 'BUSINESS_INFO_NOT_REGISTERED' }, createdAt: now },
-    });
+  const q = asRaw(db);
+  const [state] = await q<{ corpNum: string | null; existingId: string | null }>(
+    // Linked = agencyLinkedAt set, as linkedBusinessInfo() reads it.
+    `SELECT (SELECT "corpNum" FROM "BusinessInfo" WHERE "workspaceId" = $1 AND "agencyLinkedAt" IS NOT NULL) AS "corpNum",
+            (SELECT id FROM "CashReceipt" WHERE "relatedInvoiceId" = $2 AND kind = 'ORIGINAL' AND status IN ('PENDING', 'ISSUED') LIMIT 1) AS "existingId"`,
+    [invoice.workspaceId, invoice.id],
+  );
+  if (!state?.corpNum) {
+    await addHistory(q, invoice.id, 'cash_receipt_skipped', now, null, { reason: 'BUSINESS_INFO_NOT_REGISTERED' });
     return { skipped: 'BUSINESS_INFO_NOT_REGISTERED' };
   }
-  const existing = await tx.cashReceipt.findFirst({ where: { relatedInvoiceId: invoice.id, kind: 'ORIGINAL', status: { in: ['PENDING', 'ISSUED'] } } });
-  if (existing) return { receiptId: existing.id };
+  if (state.existingId) return { receiptId: state.existingId };
   const receipt = await createReceipt(
-    tx,
+    q,
     {
       workspaceId: invoice.workspaceId,
       issuerId: invoice.issuerId,
-      corpNum: business.corpNum,
+      corpNum: state.corpNum,
       type: invoice.cashReceiptType,
       identifier: invoice.cashReceiptIdentifier,
       amount: invoice.amount,
@@ -287,7 +299,7 @@ export async function autoIssueForPaidInvoice(
     now,
     { inline: false },
   );
-  await tx.invoiceHistoryEntry.create({ data: { id: newId('history'), invoiceId: invoice.id, type: 'cash_receipt_requested', data: { cashReceiptId: receipt.id }, createdAt: now } });
+  await addHistory(q, invoice.id, 'cash_receipt_requested', now, null, { cashReceiptId: receipt.id });
   return { receiptId: receipt.id };
 }
 

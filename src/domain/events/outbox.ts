@@ -3,8 +3,9 @@
  * subscriptions, e-mail) reads these rows after commit, so nothing is sent for a rolled-back change and nothing is
  * lost if the process dies after the commit.
  */
-import { noteEventsWritten, type Tx } from '../deps.ts';
+import { asRaw, noteEventsWritten, type Sql } from '../deps.ts';
 import { newId } from '../ids.ts';
+import { SqlParams } from '../sql.ts';
 
 export const EVENT_TYPES = [
   'invoice.created',
@@ -30,50 +31,45 @@ export interface NewEvent {
 }
 
 /**
- * Hands out the next per-workspace numbers. Locks the workspace row until commit, so sequence order is commit order
- * within a workspace (a subscriber that re-queries `sinceSequence` never misses a later-committed lower number).
+ * The CTEs that write events, for a statement of the caller's (`WITH ..., <these>`): `<name>_seq` reserves the next
+ * per-workspace sequence numbers — locking the workspace row until commit, so sequence order is commit order within a
+ * workspace (a subscriber that re-queries `sinceSequence` never misses a later-committed lower number) — and
+ * `<name>` inserts the rows (RETURNING 1 per event). With `guard` (an SQL condition over earlier CTEs), nothing is
+ * reserved or written unless it holds. Returns the CTE text and the event ids.
  */
-export async function nextWorkspaceNumbers(
-  tx: Tx,
-  workspaceId: string,
-  opts: { invoice: boolean; events: number },
-): Promise<{ invoiceNumber: number | null; lastEventSeq: bigint }> {
-  const rows = await tx.$queryRawUnsafe<{ invoiceSeq: number; eventSeq: bigint }[]>(
-    `UPDATE "Workspace" SET "invoiceSeq" = "invoiceSeq" + $2, "eventSeq" = "eventSeq" + $3
-     WHERE id = $1 RETURNING "invoiceSeq", "eventSeq"`,
-    workspaceId,
-    opts.invoice ? 1 : 0,
-    opts.events,
-  );
-  const row = rows[0];
-  if (!row) throw new Error(`workspace ${workspaceId} vanished`);
-  return { invoiceNumber: opts.invoice ? Number(row.invoiceSeq) : null, lastEventSeq: BigInt(row.eventSeq) };
-}
-
-/** Writes events in the caller's transaction; `lastSeq` is the last of the sequence numbers reserved for them. */
-export async function appendEvents(tx: Tx, events: NewEvent[], lastSeq: bigint): Promise<string[]> {
-  noteEventsWritten(tx);
-  const first = lastSeq - BigInt(events.length) + 1n;
+export function eventInsertCtes(s: SqlParams, workspaceId: string, events: NewEvent[], opts: { name: string; guard?: string }): { sql: string; ids: string[] } {
   const ids = events.map(() => newId('event'));
-  await tx.event.createMany({
-    data: events.map((e, i) => ({
-      id: ids[i],
-      workspaceId: e.workspaceId,
-      sequence: first + BigInt(i),
-      type: e.type,
-      invoiceId: e.invoiceId ?? null,
-      cashReceiptId: e.cashReceiptId ?? null,
-      bankAccountIds: [...(e.bankAccountIds ?? [])],
-      data: e.data as object,
-      createdAt: e.createdAt,
-    })),
-  });
-  return ids;
+  const rows = events.map((e, i) => ({
+    id: ids[i],
+    type: e.type,
+    invoiceId: e.invoiceId ?? null,
+    cashReceiptId: e.cashReceiptId ?? null,
+    bankAccountIds: [...(e.bankAccountIds ?? [])],
+    data: e.data,
+    createdAt: e.createdAt.toISOString(),
+  }));
+  const ws = s.p(workspaceId);
+  const n = s.p(events.length, '::int');
+  const sql = `${opts.name}_seq AS (
+       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + ${n} WHERE id = ${ws}${opts.guard ? ` AND (${opts.guard})` : ''} RETURNING "eventSeq"
+     ), ${opts.name} AS (
+       INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", data, "createdAt")
+       SELECT e.v->>'id', ${ws}, seq."eventSeq" - ${n} + e.ord, e.v->>'type', e.v->>'invoiceId', e.v->>'cashReceiptId',
+              ARRAY(SELECT jsonb_array_elements_text(e.v->'bankAccountIds')), e.v->'data', (e.v->>'createdAt')::timestamptz
+         FROM ${opts.name}_seq seq, jsonb_array_elements(${s.p(JSON.stringify(rows), '::jsonb')}) WITH ORDINALITY AS e(v, ord)
+       RETURNING 1
+     )`;
+  return { sql, ids };
 }
 
-/** Reserves sequence numbers and writes the events: the one call state changes make. */
-export async function recordEvents(tx: Tx, workspaceId: string, events: NewEvent[]): Promise<string[]> {
+/** Writes events in the caller's transaction, in one statement (see eventInsertCtes). Returns their ids. */
+export async function recordEvents(db: Sql, workspaceId: string, events: NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const { lastEventSeq } = await nextWorkspaceNumbers(tx, workspaceId, { invoice: false, events: events.length });
-  return appendEvents(tx, events, lastEventSeq);
+  const q = asRaw(db);
+  noteEventsWritten(q);
+  const s = new SqlParams();
+  const { sql, ids } = eventInsertCtes(s, workspaceId, events, { name: 'events' });
+  const inserted = await q<{ n: number }>(`WITH ${sql} SELECT count(*)::int AS n FROM events`, s.values);
+  if (Number(inserted[0]?.n) !== events.length) throw new Error(`workspace ${workspaceId} vanished`);
+  return ids;
 }

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { inRawTransaction, inTransaction, type Deps, type RawQuery, type Tx } from '../deps.ts';
+import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { removeBrackets } from '../deposits/name-matching.ts';
@@ -19,6 +19,9 @@ import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus } from './invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
+import { addHistory } from './history.ts';
+
+export { addHistory } from './history.ts';
 
 /** The invoice as stored in event payloads: every field, timestamps as ISO strings (JSON-safe). */
 export function invoiceSnapshot(i: Invoice, now: Date) {
@@ -45,6 +48,15 @@ export function invoiceSnapshot(i: Invoice, now: Date) {
   };
 }
 
+const INVOICE_TIMESTAMPS = ['expiresAt', 'paidAt', 'canceledAt', 'guideEmailSentAt', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof Invoice)[];
+
+/** An invoice row from its JSON (PostgreSQL `to_jsonb` of the row, e.g. carried on the event bus): timestamps back to Dates. */
+export function invoiceFromJson(row: Record<string, unknown>): Invoice {
+  const out: Record<string, unknown> = { ...row };
+  for (const f of INVOICE_TIMESTAMPS) if (typeof out[f] === 'string') out[f] = new Date(out[f] as string);
+  return out as unknown as Invoice;
+}
+
 export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extra: Record<string, unknown> = {}): NewEvent {
   return {
     workspaceId: i.workspaceId,
@@ -54,13 +66,6 @@ export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extr
     data: { invoice: invoiceSnapshot(i, now), ...extra },
     createdAt: now,
   };
-}
-
-/** Writes a history line for an invoice (v2 `history`). */
-export async function addHistory(tx: Tx, invoiceId: string, type: string, now: Date, actor: unknown, data?: Record<string, unknown>) {
-  await tx.invoiceHistoryEntry.create({
-    data: { id: newId('history'), invoiceId, type, actor: (actor ?? undefined) as object | undefined, data: data as object | undefined, createdAt: now },
-  });
 }
 
 /**
@@ -136,6 +141,7 @@ async function insertNewInvoice(
     } as Invoice,
     i.now,
   );
+  noteEventsWritten(q);
   const rows = await q<Invoice>(
     `WITH seq AS (
        UPDATE "Workspace" SET "invoiceSeq" = "invoiceSeq" + 1, "eventSeq" = "eventSeq" + 1 WHERE id = $2 RETURNING "invoiceSeq", "eventSeq"
@@ -226,7 +232,7 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
       { id: newId('event') },
     );
     return invoice;
-  }, { events: true });
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { eventDataVisibleTo, eventVisibleTo } from '../../domain/events/visibility.ts';
-import { loadInvoiceFor } from '../../domain/invoices/invoices.ts';
+import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
@@ -91,7 +91,8 @@ async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string 
     if (!e.invoiceId || (filter.invoiceId && e.invoiceId !== filter.invoiceId)) return null;
     if (filter.types && !filter.types.includes(e.type)) return null;
     if (!eventVisibleTo(p, e)) return null;
-    const invoice = await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
+    // Live events carry the invoice as the dispatcher read it after the commit; replayed ones are read here.
+    const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
     return invoice ? { event: e, invoice } : null;
   };
   try {
