@@ -1,5 +1,5 @@
 /** Identifiers: a prefix followed by 24 characters of [a-z0-9] from a CSPRNG (spec: Identifier format). */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export const ID_PREFIXES = {
   invoice: 'ivc_',
@@ -30,15 +30,24 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+/** CSPRNG bytes fetched 4 KiB at a time (one system call per ~150 ids instead of one per id); each byte used once. */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
 /** `n` characters of [a-z0-9], uniformly distributed (rejection sampling, no modulo bias). */
 export function randomAlnum(n: number): string {
   let out = '';
   while (out.length < n) {
-    const bytes = randomBytes(n * 2);
-    for (const b of bytes) {
-      if (b < 252) out += ALPHABET[b % 36];
-      if (out.length === n) break;
-    }
+    const b = randomByte();
+    if (b < 252) out += ALPHABET[b % 36];
   }
   return out;
 }

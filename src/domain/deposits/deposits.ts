@@ -16,7 +16,7 @@ import { DomainError } from '../errors.ts';
 import { eventInsertCtes, recordEvents } from '../events/outbox.ts';
 import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
-import { addHistory, invoiceEvent, loadInvoiceFor } from '../invoices/invoices.ts';
+import { addHistory, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
 import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { emailInsertCtes, enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
@@ -93,21 +93,32 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
   } catch (e) {
     invalid = e;
   }
-  const [row] = await deps.sql.query<BankAccount & { existingTransactionId: string | null; workspaceName: string; paidEmailEnabled: boolean }>(
-    `SELECT a.*, t.id AS "existingTransactionId", w.name AS "workspaceName", w."paidEmailEnabled"
+  // One round trip: the account, its workspace's e-mail setting, an earlier copy of this notification, and the
+  // invoices named exactly like the depositor (the candidates that decide when there are any; see matchCandidates).
+  const now = deps.clock.now();
+  const s = new SqlParams();
+  const tokenHash = s.p(sha256Hex(token));
+  const notificationId = s.p(n?.notificationId ?? null);
+  const exact = exactCandidatesSql(s, { workspaceId: 'a."workspaceId"', bankAccountId: 'a.id', amount: s.p(n?.amount ?? 0, '::int'), name: s.p(n?.depositorName ?? ''), now });
+  const [row] = await deps.sql.query<BankAccount & { existingTransactionId: string | null; workspaceName: string; paidEmailEnabled: boolean; exactCandidates: Record<string, unknown>[] }>(
+    `SELECT a.*, t.id AS "existingTransactionId", w.name AS "workspaceName", w."paidEmailEnabled",
+            (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c."createdAt"), '[]'::jsonb) FROM (${exact}) c) AS "exactCandidates"
        FROM "BankAccount" a
        JOIN "Workspace" w ON w.id = a."workspaceId"
-       LEFT JOIN "Transaction" t ON t."bankAccountId" = a.id AND t."notificationId" = $2
-      WHERE a."notificationTokenHash" = $1`,
-    [sha256Hex(token), n?.notificationId ?? null],
+       LEFT JOIN "Transaction" t ON t."bankAccountId" = a.id AND t."notificationId" = ${notificationId}
+      WHERE a."notificationTokenHash" = ${tokenHash}`,
+    s.values,
   );
   if (!row || row.deletedAt) throw new DomainError('UNAUTHENTICATED');
   if (invalid || !n) throw invalid;
-  const { existingTransactionId, workspaceName, paidEmailEnabled, ...account } = row;
+  const { existingTransactionId, workspaceName, paidEmailEnabled, exactCandidates, ...account } = row;
   if (existingTransactionId) return { transaction: await storedTransaction(deps, existingTransactionId), created: false };
   const notification = n;
   try {
-    const first = await storeDepositInOneStatement(deps, account, { name: workspaceName, paidEmailEnabled }, notification);
+    const first = await storeDepositInOneStatement(deps, account, { name: workspaceName, paidEmailEnabled }, notification, {
+      now,
+      exact: exactCandidates.map(invoiceFromJson),
+    });
     const transaction =
       'id' in first ? first : await inRawTransaction(deps, (q) => storeDeposit(deps, q, account, notification, deps.clock.now(), first.lostCandidateId));
     deps.observe?.matchOutcome(matchOutcomeOf(transaction));
@@ -222,12 +233,13 @@ async function storeDepositInOneStatement(
   account: BankAccount,
   workspace: PaidEmailSettings,
   n: BankNotification,
+  read: { now: Date; exact: Invoice[] },
 ): Promise<Transaction | { fallBack: true; lostCandidateId?: string }> {
   if (isVerificationDeposit(account, n) || !account.verifiedAt || !account.active) return { fallBack: true };
-  const now = deps.clock.now();
+  const now = read.now;
   const deposit = newDeposit(account, n, now, { verification: false });
   const truncation = truncationOf(account);
-  const decision = decideMatch(deposit.description, await matchCandidates(poolQuery(deps), deposit, truncation, now), truncation);
+  const decision = decideMatch(deposit.description, await matchCandidates(poolQuery(deps), deposit, truncation, now, read.exact), truncation);
   const s = new SqlParams();
   if (decision.kind !== 'MATCH') {
     if (decision.kind === 'AMBIGUOUS') deposit.matchNote = ambiguousNote(decision.method, decision.candidates);
@@ -292,31 +304,55 @@ export function matchOutcomeOf(t: Transaction): string {
 }
 
 /**
+ * The pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account
+ * (fragments take SQL expressions: placeholders, or columns of the caller's query).
+ */
+function candidateBaseSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; now: Date }): string {
+  const now = s.p(e.now.toISOString(), '::timestamptz');
+  return `SELECT * FROM "Invoice"
+     WHERE "workspaceId" = ${e.workspaceId} AND amount = ${e.amount} AND status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${now})
+       AND (cardinality("bankAccountIds") = 0 OR ${e.bankAccountId} = ANY("bankAccountIds"))`;
+}
+
+/** EXACT candidates: named exactly like the deposit (index on workspace, name, amount, status), oldest first, at most 50. */
+function exactCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; name: string; now: Date }): string {
+  return `${candidateBaseSql(s, e)} AND "customerName" = ${e.name} ORDER BY "createdAt" LIMIT 50`;
+}
+
+/**
  * Pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account and whose
  * name could match it — fetched through indexes, never by scanning every invoice of that amount:
- *  - EXACT hits are the invoices named exactly like the deposit (index on workspace, name, amount, status); when there
- *    are any, they decide;
+ *  - EXACT hits are the invoices named exactly like the deposit; when there are any, they decide (`exact`: already
+ *    read by the caller);
  *  - otherwise: invoices whose bracket-free name equals the deposit's bracket-free name (BRACKET_REMOVAL, index on
  *    customerNameBare), and, when the deposit's name has exactly the bank's truncation length, invoices whose name
  *    starts with it (NAME_PREFIX, text_pattern_ops index). decideMatch() then picks among them.
  */
-export async function matchCandidates(db: Sql, trx: Pick<Transaction, 'workspaceId' | 'bankAccountId' | 'amount' | 'description'>, truncation: number, now: Date): Promise<Invoice[]> {
+export async function matchCandidates(
+  db: Sql,
+  trx: Pick<Transaction, 'workspaceId' | 'bankAccountId' | 'amount' | 'description'>,
+  truncation: number,
+  now: Date,
+  exact?: Invoice[],
+): Promise<Invoice[]> {
   const q = asRaw(db);
   const depositName = trx.description;
-  const base = `SELECT * FROM "Invoice"
-     WHERE "workspaceId" = $1 AND amount = $2::int AND status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > $3::timestamptz)
-       AND (cardinality("bankAccountIds") = 0 OR $4 = ANY("bankAccountIds"))`;
-  const params = [trx.workspaceId, trx.amount, now.toISOString(), trx.bankAccountId];
-  const exact = await q<Invoice>(`${base} AND "customerName" = $5 ORDER BY "createdAt" LIMIT 50`, [...params, depositName]);
+  const at = () => {
+    const s = new SqlParams();
+    return { s, e: { workspaceId: s.p(trx.workspaceId), bankAccountId: s.p(trx.bankAccountId), amount: s.p(trx.amount, '::int'), now } };
+  };
+  if (!exact) {
+    const { s, e } = at();
+    exact = await q<Invoice>(exactCandidatesSql(s, { ...e, name: s.p(depositName) }), s.values);
+  }
   if (exact.length > 0) return exact;
   const bare = removeBrackets(depositName);
   const prefix = [...depositName].length === truncation ? likePrefix(depositName) : null;
   if (bare.length === 0 && prefix === null) return [];
-  return q<Invoice>(`${base} AND (("customerNameBare" = $5 AND $5 <> '') OR ($6::text IS NOT NULL AND "customerName" LIKE $6::text)) ORDER BY "createdAt" LIMIT 50`, [
-    ...params,
-    bare,
-    prefix,
-  ]);
+  const { s, e } = at();
+  const b = s.p(bare);
+  const p = s.p(prefix, '::text');
+  return q<Invoice>(`${candidateBaseSql(s, e)} AND (("customerNameBare" = ${b} AND ${b} <> '') OR (${p} IS NOT NULL AND "customerName" LIKE ${p})) ORDER BY "createdAt" LIMIT 50`, s.values);
 }
 
 /** A LIKE pattern matching names that start with `prefix` (wildcards in it escaped). */
