@@ -2,6 +2,7 @@
  * Opens the database: embedded PGlite (file-backed under DATA_DIR) by default, PostgreSQL when DATABASE_URL is set.
  * Same Prisma client, same migrations, same SQL on both.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -14,8 +15,16 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { QueryCounter, countingFactory } from './query-counter.ts';
 
 /** Plain SQL outside Prisma (migrations, health checks, benchmarks). */
+export interface QueryOptions {
+  /**
+   * Keep the statement prepared on each connection (PostgreSQL parses and plans it once per connection, not once per
+   * call). Only for statements whose text is one of a few fixed variants (hot paths), never for text built per request.
+   */
+  prepare?: boolean;
+}
+
 export interface SqlExecutor {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** Runs a multi-statement script without parameters. */
   exec(script: string): Promise<void>;
   /** Runs `fn` in one transaction on one connection. */
@@ -93,6 +102,18 @@ async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database
   };
 }
 
+const preparedNames = new Map<string, string>();
+
+/** A stable name per statement text (the driver prepares a name once per connection). */
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (!name) {
+    name = 'p' + createHash('sha1').update(text).digest('hex').slice(0, 20);
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => {
@@ -102,7 +123,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const factory = countingFactory(new PrismaPg(pool), queryCounter);
   const prisma = new PrismaClient({ adapter: factory, transactionOptions: { maxWait: 10_000, timeout: 30_000 } });
   const executor = (c: pg.Pool | pg.PoolClient): Omit<SqlExecutor, 'transaction'> => ({
-    async query<T>(text: string, params: unknown[] = []) {
+    async query<T>(text: string, params: unknown[] = [], opts?: QueryOptions) {
+      if (opts?.prepare) return (await c.query({ name: preparedName(text), text, values: params })).rows as T[];
       return (await c.query(text, params)).rows as T[];
     },
     async exec(script: string) {

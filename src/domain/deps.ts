@@ -36,7 +36,8 @@ export function asRaw(db: Sql): RawQuery {
 
 /** The driver-level SQL executor (hot paths that skip Prisma's query pipeline). */
 export interface SqlAccess {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** `prepare`: see QueryOptions in src/db/database.ts (fixed hot-path statements only). */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<T[]>;
   transaction<T>(fn: (sql: { query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]> }) => Promise<T>): Promise<T>;
 }
 export type Db = PrismaClient;

@@ -83,6 +83,7 @@ export class OutboxDispatcher {
        SELECT c.*, (SELECT count(*) FROM dispatched) AS "dispatchCount", to_jsonb(i) AS invoice
          FROM claimed c LEFT JOIN "Invoice" i ON i.id = c."invoiceId"`,
       [now.toISOString(), eventTypesFor('V1'), eventTypesFor('V2')],
+      { prepare: true },
     );
     if (rows.length === 0) return 0;
     // Published in sequence order within each workspace: a live subscriber skips any event whose sequence is not

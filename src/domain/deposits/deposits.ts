@@ -108,6 +108,7 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
        LEFT JOIN "Transaction" t ON t."bankAccountId" = a.id AND t."notificationId" = ${notificationId}
       WHERE a."notificationTokenHash" = ${tokenHash}`,
     s.values,
+    { prepare: true },
   );
   if (!row || row.deletedAt) throw new DomainError('UNAUTHENTICATED');
   if (invalid || !n) throw invalid;
@@ -243,7 +244,7 @@ async function storeDepositInOneStatement(
   const s = new SqlParams();
   if (decision.kind !== 'MATCH') {
     if (decision.kind === 'AMBIGUOUS') deposit.matchNote = ambiguousNote(decision.method, decision.candidates);
-    const [stored] = await deps.sql.query<Transaction>(depositInsertSql(s, deposit), s.values);
+    const [stored] = await deps.sql.query<Transaction>(depositInsertSql(s, deposit), s.values, { prepare: true });
     if (!stored) throw new Error('deposit insert returned nothing');
     return stored;
   }
@@ -262,6 +263,7 @@ async function storeDepositInOneStatement(
           ${events.sql}${email ? `, ${email.sql}` : ''}
      SELECT * FROM deposit`,
     s.values,
+    { prepare: true }, // two variants of this text: with and without the e-mail
   );
   if (!row) return { fallBack: true, lostCandidateId: candidate.id };
   deps.onEventsCommitted();
