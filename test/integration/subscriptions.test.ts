@@ -7,6 +7,8 @@ import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.ts';
 import type { Client } from 'graphql-ws';
+import { invoiceFromJson } from '../../src/domain/invoices/invoices.ts';
+import type { BusEvent } from '../../src/events/event-bus.ts';
 
 const PAID = `subscription { invoicePaid { id status amount paidAt } }`;
 const EVENTS = `subscription($id: ID, $since: String) { invoiceEvents(invoiceId: $id, sinceSequence: $since) { type sequence invoice { id status } } }`;
@@ -130,5 +132,28 @@ describe(`subscriptions on ${dbLabel}`, () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(sub.items).toHaveLength(1);
     sub.close();
+  });
+
+  it('a live event carries the invoice row as the database has it (no lookup per subscriber): every field, timestamps as Dates', async () => {
+    const created = await t.client.request('POST', '/v1/invoices', {
+      token: a.apiKey.secret,
+      body: { bankAccountIds: [a.bankAccount.id], customer: { name: '행그대로', email: 'row@example.com' }, amount: 28_000, metadata: { orderId: 'o-28' }, expireAfter: 'P3D' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.data.id as string;
+    const live = t.app.workers.bus.subscribe(a.workspaceId);
+    const paidEvent = (async () => {
+      for await (const e of live) if (e.type === 'invoice.paid' && e.invoiceId === id) return e;
+      return null;
+    })();
+    const paid = await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
+    expect(paid.status).toBe(200);
+    const e = await Promise.race([paidEvent, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+    await live.return?.();
+    expect(e?.invoice).toBeDefined();
+    const stored = await t.app.db.prisma.invoice.findUniqueOrThrow({ where: { id } });
+    expect(stored.paidAt).toBeInstanceOf(Date);
+    expect(stored.expiresAt).toBeInstanceOf(Date);
+    expect(invoiceFromJson(e!.invoice!)).toEqual(stored);
   });
 });
