@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from './clock.ts';
 import type { CashReceiptAgency } from './cash-receipts/agency.ts';
+import type { CommittedEvent } from './events/outbox.ts';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -68,8 +69,12 @@ export interface Deps {
   agencyResultDelayMs: number;
   /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
   resolveHost(hostname: string): Promise<string[]>;
-  /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
-  onEventsCommitted(): void;
+  /**
+   * Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). With `committed`, the
+   * caller hands over the events it wrote, complete: live subscribers get them at once, and the dispatcher (which still
+   * marks them dispatched and starts their webhook deliveries) may take its time and batch.
+   */
+  onEventsCommitted(committed?: CommittedEvent[]): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
   onJobsQueued(): void;
   /** Observations for metrics (a deposit's matching outcome). */

@@ -3,6 +3,10 @@ import type { Logger } from 'pino';
 
 export class WorkerLoop {
   private timer: NodeJS.Timeout | null = null;
+  /** When the scheduled timer fires (ms since epoch), while one is scheduled. */
+  private timerDue = 0;
+  /** A run asked for by wakeWithin() while a run was in progress: when it is due. */
+  private soonDue: number | null = null;
   private running = false;
   private again = false;
   private stopped = true;
@@ -42,6 +46,21 @@ export class WorkerLoop {
     else this.schedule(0);
   }
 
+  /**
+   * Asks for a run within `ms` (work that may wait a little, so that several wakes share one run); a run already due
+   * sooner is kept.
+   */
+  wakeWithin(ms: number): void {
+    if (this.stopped) return;
+    const due = Date.now() + ms;
+    if (this.running) {
+      this.soonDue = Math.min(this.soonDue ?? due, due);
+      return;
+    }
+    if (this.timer && this.timerDue <= due) return;
+    this.schedule(ms);
+  }
+
   /** Runs until there is nothing due (tests). */
   async drain(): Promise<void> {
     await this.current;
@@ -54,6 +73,7 @@ export class WorkerLoop {
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerDue = Date.now() + Math.max(0, ms);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.current = this.run();
@@ -81,7 +101,9 @@ export class WorkerLoop {
       next = Math.min(this.pollMs, 1000);
     } finally {
       this.running = false;
-      this.schedule(this.again ? 0 : next);
+      const soon = this.soonDue === null ? next : Math.max(0, this.soonDue - Date.now());
+      this.soonDue = null;
+      this.schedule(this.again ? 0 : Math.min(next, soon));
     }
   }
 }

@@ -8,11 +8,14 @@ import type { Logger } from 'pino';
 import type { Event } from '../generated/prisma/client.ts';
 import type { SqlExecutor } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { CommittedEvent } from '../domain/events/outbox.ts';
 import { eventTypesFor } from '../domain/webhooks/routing.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
 import { WorkerLoop } from './loop.ts';
 
 const BATCH = 200;
+/** How long the dispatcher may wait for events whose live subscribers were already told (they batch meanwhile). */
+const DISPATCH_DELAY_AFTER_PUBLISH_MS = 50;
 
 type EventColumns = Pick<Event, 'id' | 'workspaceId' | 'type' | 'invoiceId' | 'cashReceiptId' | 'bankAccountIds' | 'createdAt'> & { sequence: bigint | string | number };
 
@@ -29,6 +32,11 @@ export function busEventOf(e: EventColumns, invoice?: Record<string, unknown> | 
     createdAt: new Date(e.createdAt).toISOString(),
     ...(invoice ? { invoice } : {}),
   };
+}
+
+/** The bus message of an event its committing process hands over (see OutboxDispatcher.publishedAtCommit). */
+export function busEventOfCommitted(e: CommittedEvent): BusEvent {
+  return busEventOf({ ...e, createdAt: e.createdAt }, e.invoice);
 }
 
 export class OutboxDispatcher {
@@ -57,6 +65,21 @@ export class OutboxDispatcher {
   wake() {
     this.loop.wake();
   }
+
+  /**
+   * Events already published to live subscribers by the process that committed them (src/domain: the deposit hot
+   * path): the dispatcher does not publish them again (subscribers drop the rare repeat that still happens, e.g. when
+   * another instance dispatches them) and runs a little later, so that a burst of them is marked in one statement.
+   */
+  publishedAtCommit(events: BusEvent[]): void {
+    if (this.published.size > 10_000) this.published.clear(); // ids another instance dispatched would stay forever
+    for (const e of events) {
+      this.bus.publish(e);
+      this.published.add(e.eventId);
+    }
+    this.loop.wakeWithin(DISPATCH_DELAY_AFTER_PUBLISH_MS);
+  }
+  private readonly published = new Set<string>();
 
   /**
    * Dispatches one batch of committed, undispatched events in one statement: claims them (FOR UPDATE SKIP LOCKED),
@@ -92,7 +115,10 @@ export class OutboxDispatcher {
     // (The driver returns bigint columns as strings: compare them as numbers.)
     const seq = (e: EventColumns) => BigInt(e.sequence);
     const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));
-    for (const e of events) this.bus.publish(busEventOf(e, e.invoice));
+    for (const e of events) {
+      if (this.published.delete(e.id)) continue;
+      this.bus.publish(busEventOf(e, e.invoice));
+    }
     this.lastLagMs = now.getTime() - Math.min(...events.map((e) => new Date(e.createdAt).getTime()));
     if (Number(rows[0].dispatchCount) > 0) this.after.webhooks();
     return events.length;

@@ -32,7 +32,7 @@ import { loadEncryptionKey } from './encryption-key.ts';
 import { createLogger } from './logger.ts';
 import { lookup } from 'node:dns/promises';
 import { createEventBus, type EventBus } from '../events/event-bus.ts';
-import { OutboxDispatcher } from '../events/outbox-dispatcher.ts';
+import { busEventOfCommitted, OutboxDispatcher } from '../events/outbox-dispatcher.ts';
 import { WebhookWorker } from '../events/webhook-worker.ts';
 import { WebhookHttpClient } from '../events/http-post.ts';
 import { JobRunner, type JobHandler } from '../events/job-runner.ts';
@@ -126,7 +126,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     agency,
     agencyResultDelayMs: config.AGENCY_URL && !opts.agency ? 60_000 : config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
-    onEventsCommitted: () => workers.dispatcher.wake(),
+    onEventsCommitted: (committed) => (committed ? workers.dispatcher.publishedAtCommit(committed.map(busEventOfCommitted)) : workers.dispatcher.wake()),
     onJobsQueued: () => workers.jobs.wake(),
   };
 

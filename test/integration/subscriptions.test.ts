@@ -9,6 +9,7 @@ import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.ts
 import type { Client } from 'graphql-ws';
 import { invoiceFromJson } from '../../src/domain/invoices/invoices.ts';
 import type { BusEvent } from '../../src/events/event-bus.ts';
+import { busEventOf } from '../../src/events/outbox-dispatcher.ts';
 
 const PAID = `subscription { invoicePaid { id status amount paidAt } }`;
 const EVENTS = `subscription($id: ID, $since: String) { invoiceEvents(invoiceId: $id, sinceSequence: $since) { type sequence invoice { id status } } }`;
@@ -155,5 +156,26 @@ describe(`subscriptions on ${dbLabel}`, () => {
     expect(stored.paidAt).toBeInstanceOf(Date);
     expect(stored.expiresAt).toBeInstanceOf(Date);
     expect(invoiceFromJson(e!.invoice!)).toEqual(stored);
+  });
+
+  it('deposits are told to live subscribers at commit, once each: the dispatcher running after them (or a second publication) repeats nothing', async () => {
+    const sub = await subscribeWs(ws(a.apiKey.secret), PAID);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await invoice(a, `한번씩${i}`, 29_000 + i));
+    await Promise.all(ids.map((_, i) => t.client.deposit(a.bankAccount.notificationToken, { depositorName: `한번씩${i}`, amount: 29_000 + i })));
+    await sub.waitFor(5);
+    // Every event of the workspace is marked dispatched by the outbox dispatcher, which publishes none of them again…
+    await t.app.workers.dispatcher.loop.drain();
+    const undispatched = await t.app.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE "workspaceId" = $1 AND "dispatchedAt" IS NULL`, [a.workspaceId]);
+    expect(undispatched[0]!.n).toBe(0);
+    // …and a repeat on the bus (another instance dispatching the same event) is dropped by the subscriber.
+    const [row] = await t.app.db.sql.query<{ id: string; workspaceId: string; sequence: string; type: string; invoiceId: string; cashReceiptId: null; bankAccountIds: string[]; createdAt: Date }>(
+      `SELECT id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt" FROM "Event" WHERE "invoiceId" = $1 AND type = 'invoice.paid'`,
+      [ids[0]],
+    );
+    t.app.workers.bus.publish(busEventOf(row!, null));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sub.items.map((m) => (m as { invoicePaid: { id: string } }).invoicePaid.id).sort()).toEqual([...ids].sort());
+    sub.close();
   });
 });

@@ -13,7 +13,7 @@ import { findBankProvider } from '../bank-accounts/bank-providers.ts';
 import { parseKstRange } from '../dates.ts';
 import { asRaw, inRawTransaction, inTransaction, poolQuery, rawOf, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { eventInsertCtes, recordEvents } from '../events/outbox.ts';
+import { eventInsertCtes, jsonRow, recordEvents } from '../events/outbox.ts';
 import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
 import { addHistory, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
@@ -252,23 +252,38 @@ async function storeDepositInOneStatement(
   if (candidate.cashReceiptType) return { fallBack: true };
   const paid = paidByDeposit(candidate, now);
   const matched: Transaction = { ...deposit, matchedInvoiceId: candidate.id, matchMethod: decision.method, matchedAt: now };
-  const stored = 'EXISTS (SELECT 1 FROM deposit)';
-  const events = eventInsertCtes(s, account.workspaceId, [paidByDepositEvent(paid, matched, now)], { name: 'event', guard: stored });
+  const depositStored = 'EXISTS (SELECT 1 FROM deposit)';
+  const event = paidByDepositEvent(paid, matched, now);
+  const events = eventInsertCtes(s, account.workspaceId, [event], { name: 'event', guard: depositStored });
   const mail = paidEmailFor(paid, workspace, now);
-  const email = mail ? emailInsertCtes(s, mail, { name: 'email', guard: stored }) : null;
-  const [row] = await deps.sql.query<Transaction>(
+  const email = mail ? emailInsertCtes(s, mail, { name: 'email', guard: depositStored }) : null;
+  const [row] = await deps.sql.query<Transaction & { eventSequence: string | number | bigint | null }>(
     `WITH paid AS (${payInvoiceSql(s, candidate, now, { unchangedSince: candidate.updatedAt })}),
           deposit AS (${depositInsertSql(s, deposit, { from: 'paid', method: decision.method, at: now })}),
           history AS (${historyInsertSql(s, { invoiceId: 'deposit."matchedInvoiceId"', from: 'deposit', type: 'paid', now, actor: null, data: paidByDepositHistory(matched, decision.method) })}),
           ${events.sql}${email ? `, ${email.sql}` : ''}
-     SELECT * FROM deposit`,
+     SELECT deposit.*, (SELECT sequence FROM event) AS "eventSequence" FROM deposit`,
     s.values,
     { prepare: true }, // two variants of this text: with and without the e-mail
   );
   if (!row) return { fallBack: true, lostCandidateId: candidate.id };
-  deps.onEventsCommitted();
+  const { eventSequence, ...stored } = row;
+  // Committed: live subscribers hear of the payment now, with the invoice as this statement left it.
+  deps.onEventsCommitted([
+    {
+      id: events.ids[0]!,
+      workspaceId: event.workspaceId,
+      sequence: String(eventSequence),
+      type: event.type,
+      invoiceId: paid.id,
+      cashReceiptId: null,
+      bankAccountIds: [...paid.bankAccountIds],
+      createdAt: now,
+      invoice: jsonRow(paid),
+    },
+  ]);
   if (email) deps.onJobsQueued();
-  return row;
+  return stored;
 }
 
 function ambiguousNote(method: string, candidates: readonly Invoice[]) {

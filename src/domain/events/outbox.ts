@@ -19,6 +19,27 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** An event as committed (sequence known), with the subject's row as JSON for live subscribers. */
+export interface CommittedEvent {
+  id: string;
+  workspaceId: string;
+  sequence: string;
+  type: EventType;
+  invoiceId: string | null;
+  cashReceiptId: string | null;
+  bankAccountIds: string[];
+  createdAt: Date;
+  /** The invoice's row after the change (JSON-safe: timestamps as ISO strings). */
+  invoice?: Record<string, unknown>;
+}
+
+/** A row as JSON-safe values (Dates as ISO strings), as `to_jsonb` would render it. */
+export function jsonRow(row: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
+
 export interface NewEvent {
   workspaceId: string;
   type: EventType;
@@ -57,7 +78,7 @@ export function eventInsertCtes(s: SqlParams, workspaceId: string, events: NewEv
        SELECT e.v->>'id', ${ws}, seq."eventSeq" - ${n} + e.ord, e.v->>'type', e.v->>'invoiceId', e.v->>'cashReceiptId',
               ARRAY(SELECT jsonb_array_elements_text(e.v->'bankAccountIds')), e.v->'data', (e.v->>'createdAt')::timestamptz
          FROM ${opts.name}_seq seq, jsonb_array_elements(${s.p(JSON.stringify(rows), '::jsonb')}) WITH ORDINALITY AS e(v, ord)
-       RETURNING 1
+       RETURNING id, sequence
      )`;
   return { sql, ids };
 }

@@ -108,8 +108,13 @@ async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string 
         if (shaped) yield shaped;
       }
     }
+    // A live event can come twice (published at commit, then once more by a dispatcher that did not know): the last
+    // few hundred ids are remembered and a repeat is dropped.
+    const recent = new Set<string>();
     for await (const e of live) {
-      if (replayed.has(e.eventId)) continue;
+      if (replayed.has(e.eventId) || recent.has(e.eventId)) continue;
+      recent.add(e.eventId);
+      if (recent.size > 512) recent.delete(recent.values().next().value!);
       const shaped = await accept(e);
       if (shaped) yield shaped;
     }
