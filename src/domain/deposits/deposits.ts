@@ -77,11 +77,12 @@ function transactionSearchText(accountNumber: string, depositorName: string): st
  * stored transaction and whether it was new; the same notificationId again returns the first one and changes nothing.
  *
  * The hot path of the service (every deposit of every merchant), so it runs on the driver, not the ORM (which took a
- * dozen statements and ~11-15 ms of CPU per deposit; test/bench/README.md): one read for the account and an earlier
- * copy of the notification, one read of the candidate invoices, then — in the common cases — one statement that
- * stores the deposit and, when it matches, pays the invoice and writes its history line and `invoice.paid` event
- * (atomic: one statement is one transaction). The other cases (a verification deposit, an invoice that also needs
- * a cash receipt or an e-mail, an invoice changed since it was read) take one transaction of several statements.
+ * dozen statements and ~11-15 ms of CPU per deposit; test/bench/README.md): one read for the account, an earlier
+ * copy of the notification and the exact-name candidates, then — in the common cases — one statement that stores the
+ * deposit and, when it matches, pays the invoice and writes its history line, the buyer's e-mail and the
+ * `invoice.paid` event (atomic: one statement is one transaction), which live subscribers get at once. The other
+ * cases (a verification deposit, an invoice that also gets a cash receipt, an invoice changed since it was read)
+ * take one transaction of several statements.
  */
 export async function ingestBankNotification(deps: Deps, token: string | null, raw: unknown): Promise<{ transaction: Transaction; created: boolean }> {
   if (!token) throw new DomainError('UNAUTHENTICATED');
