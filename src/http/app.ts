@@ -284,7 +284,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     response.headers.set('x-request-id', requestId);
     if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
     metrics.httpDuration.observe({ method: request.method, route: routeLabel(path), status: String(response.status) }, (performance.now() - started) / 1000);
-    log.debug({ requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
+    // The per-request line is built only when it will be written.
+    if (log.isLevelEnabled('debug')) log.debug({ requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
   }
 

@@ -34,10 +34,14 @@
  * default), --only create|match|events, --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at
  * each size), --rate N (events: deposits/s, default 200), --sides raw1,app1,raw2,app2 (events: which latency sides),
  * --webhooks N (events: webhook events per round, 0 = skip). BENCH_CPU_PROF=<dir>: V8 CPU profiles of the app
- * processes of the events scenario (summarize with lib/cpuprofile.ts).
+ * processes of the events scenario, and of this process while the create scenario measures its (in-process) app side
+ * (summarize with lib/cpuprofile.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import inspector from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { bootstrap, ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
@@ -82,6 +86,26 @@ const EVENTS = {
 };
 /** The app's webhook worker concurrency (src/http/app.ts), which the raw webhook baseline uses too. */
 const WEBHOOK_CONCURRENCY = 32;
+
+/** BENCH_CPU_PROF=<dir>: V8 CPU profiles (create: of this process while the app side is measured; events: of each app process). */
+const PROF_DIR = process.env.BENCH_CPU_PROF;
+
+/** Profiles this process (the create scenario's app runs in it) until `stop(file)`, which writes the profile there. */
+async function startCpuProfile(): Promise<{ stop(file: string): Promise<string> }> {
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
 
 const log = (s: string) => console.log(s);
 const step = (s: string) => console.log(`  · ${s}`);
@@ -140,9 +164,11 @@ async function scenarioCreate() {
       // Warm-up and measurement as two jobs, so the server CPU below covers the measured requests only.
       const template = (tag: string) => JSON.stringify({ bankAccountIds: [], customer: { name: `${tag}__N__` }, amount: '__AMOUNT__' });
       checkLoad(`${side.key} warm-up`, await runLoad({ ...job, bodyTemplate: template(`w${round}${i}x`) }));
+      const profiling = side.key === 'app' && PROF_DIR ? await startCpuProfile() : null;
       const cpu0 = process.cpuUsage();
       const r = await runLoad({ ...job, bodyTemplate: template(`b${round}${i}x`), requests: CREATE.requests });
       const cpu = process.cpuUsage(cpu0);
+      if (profiling) step(`CPU profile of the app side (this process; profiling slows it): ${await profiling.stop(join(PROF_DIR!, `create-app-round${round + 1}.cpuprofile`))}`);
       checkLoad(side.key, r);
       results[side.key].push(r);
       cpuPerRequest[side.key].push((cpu.user + cpu.system) / 1000 / CREATE.requests);

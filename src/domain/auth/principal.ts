@@ -39,13 +39,15 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
   const hash = sha256Hex(token);
 
   if (token.startsWith(SECRET_PREFIXES.apiKey)) {
-    // One statement (every API call starts here): the key and its workspace's owner.
+    // One statement (every API call starts here), kept prepared like every lookup below (fixed text): the key and its
+    // workspace's owner. Nothing is cached: a key disabled, deleted or expired a moment ago is refused now.
     const rows = await deps.sql.query<
       { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null }
     >(
       `SELECT k.id, k."workspaceId", w."ownerId", k.name, k."readOnly", k."allBankAccounts", k."bankAccountIds", k."expiresAt", k."disabledAt", k."deletedAt"
          FROM "ApiKey" k JOIN "Workspace" w ON w.id = k."workspaceId" WHERE k."secretHash" = $1`,
       [hash],
+      { prepare: true },
     );
     const key = rows[0];
     if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && new Date(key.expiresAt) <= now)) return null;
@@ -64,42 +66,61 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
   }
 
   if (token.startsWith(SECRET_PREFIXES.oauthAccessToken)) {
-    const t = await deps.prisma.oAuthAccessToken.findUnique({
-      where: { tokenHash: hash },
-      include: { grant: true, app: { select: { name: true, deletedAt: true } }, },
-    });
-    if (!t || t.revokedAt || t.grant.revokedAt || t.app.deletedAt || (t.expiresAt && t.expiresAt <= now)) return null;
-    const ws = await deps.prisma.workspace.findUnique({ where: { id: t.workspaceId }, select: { ownerId: true } });
-    if (!ws) return null;
+    // One statement: the token, its grant, its app and its workspace's owner (the token names its workspace without a
+    // foreign key, hence the outer join: no workspace, no principal).
+    const rows = await deps.sql.query<
+      { id: string; workspaceId: string; appId: string; appName: string; ownerId: string | null; expiresAt: Date | null; revokedAt: Date | null; grantRevokedAt: Date | null; appDeletedAt: Date | null }
+    >(
+      `SELECT t.id, t."workspaceId", t."appId", a.name AS "appName", w."ownerId", t."expiresAt", t."revokedAt", g."revokedAt" AS "grantRevokedAt", a."deletedAt" AS "appDeletedAt"
+         FROM "OAuthAccessToken" t
+         JOIN "OAuthGrant" g ON g.id = t."grantId"
+         JOIN "OAuthApp" a ON a.id = t."appId"
+         LEFT JOIN "Workspace" w ON w.id = t."workspaceId"
+        WHERE t."tokenHash" = $1`,
+      [hash],
+      { prepare: true },
+    );
+    const t = rows[0];
+    if (!t || t.revokedAt || t.grantRevokedAt || t.appDeletedAt || (t.expiresAt && new Date(t.expiresAt) <= now)) return null;
+    if (!t.ownerId) return null;
     return {
       kind: 'OAUTH_TOKEN',
       workspaceId: t.workspaceId,
-      workspaceOwnerId: ws.ownerId,
+      workspaceOwnerId: t.ownerId,
       accountId: null,
       apiKeyId: null,
       oauthAppId: t.appId,
       credentialId: t.id,
-      name: t.app.name,
+      name: t.appName,
       readOnly: false,
       bankAccountIds: null,
     };
   }
 
   if (token.startsWith(SECRET_PREFIXES.session)) {
-    const s = await deps.prisma.session.findUnique({
-      where: { tokenHash: hash },
-      include: { account: { select: { name: true } }, workspace: { select: { ownerId: true } } },
-    });
-    if (!s || s.revokedAt || s.expiresAt <= now) return null;
+    // One statement: the session, its account's name and its workspace's owner.
+    const rows = await deps.sql.query<
+      { id: string; accountId: string; workspaceId: string; accountName: string; ownerId: string; expiresAt: Date; revokedAt: Date | null }
+    >(
+      `SELECT s.id, s."accountId", s."workspaceId", a.name AS "accountName", w."ownerId", s."expiresAt", s."revokedAt"
+         FROM "Session" s
+         JOIN "Account" a ON a.id = s."accountId"
+         JOIN "Workspace" w ON w.id = s."workspaceId"
+        WHERE s."tokenHash" = $1`,
+      [hash],
+      { prepare: true },
+    );
+    const s = rows[0];
+    if (!s || s.revokedAt || new Date(s.expiresAt) <= now) return null;
     return {
       kind: 'SESSION',
       workspaceId: s.workspaceId,
-      workspaceOwnerId: s.workspace.ownerId,
+      workspaceOwnerId: s.ownerId,
       accountId: s.accountId,
       apiKeyId: null,
       oauthAppId: null,
       credentialId: s.id,
-      name: s.account.name,
+      name: s.accountName,
       readOnly: false,
       bankAccountIds: null,
     };

@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { requireSession } from '../auth/rules.ts';
-import type { Deps, Tx } from '../deps.ts';
+import type { Deps, RawQuery, Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
@@ -92,16 +92,23 @@ export function bankAccountSnapshot(a: {
   };
 }
 
+const USABLE_ACCOUNTS = `SELECT id, "workspaceId", "verifiedAt" FROM "BankAccount" WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL`;
+
 /**
  * Checks receiving accounts named by an invoice: each must exist in the workspace (else BANK_ACCOUNT_NOT_FOUND, or
  * OUT_OF_SCOPE when it belongs to another workspace) and be verified (BANK_ACCOUNT_NOT_VERIFIED).
+ *
+ * One raw statement (invoice creation runs it on every create naming accounts): through the driver when given a
+ * RawQuery (e.g. `poolQuery(deps)`), else as raw SQL in the Prisma client or transaction given, which skips the ORM's
+ * query building.
  */
-export async function assertUsableReceivingAccounts(tx: Tx | Deps['prisma'], workspaceId: string, ids: readonly string[]): Promise<void> {
+export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = await tx.bankAccount.findMany({
-    where: { id: { in: [...ids] }, deletedAt: null },
-    select: { id: true, workspaceId: true, verifiedAt: true },
-  });
+  const params = [[...ids]];
+  const found =
+    typeof db === 'function'
+      ? await db<{ id: string; workspaceId: string; verifiedAt: Date | null }>(USABLE_ACCOUNTS, params)
+      : await db.$queryRawUnsafe<{ id: string; workspaceId: string; verifiedAt: Date | null }[]>(USABLE_ACCOUNTS, ...params);
   const byId = new Map(found.map((a) => [a.id, a]));
   for (const id of ids) {
     const a = byId.get(id);
