@@ -8,7 +8,8 @@ import type { CommittedEvent } from './events/outbox.ts';
 export type Tx = Prisma.TransactionClient;
 
 /** Parameterised SQL (`$1`, `$2`, ...) returning rows: a Prisma transaction's raw query, or the driver's directly. */
-export type RawQuery = <T = Record<string, unknown>>(text: string, params: unknown[]) => Promise<T[]>;
+/** `prepare`: keep the statement prepared per connection (driver-level PostgreSQL only; fixed hot-path texts only). */
+export type RawQuery = <T = Record<string, unknown>>(text: string, params: unknown[], opts?: { prepare?: boolean }) => Promise<T[]>;
 
 const rawOfTx = new WeakMap<object, RawQuery>();
 
@@ -27,7 +28,7 @@ export type Sql = Tx | RawQuery;
 
 /** Raw queries on the pool, outside any transaction (each statement its own). */
 export function poolQuery(deps: Pick<Deps, 'sql'>): RawQuery {
-  return (text, params) => deps.sql.query(text, params);
+  return (text, params, opts) => deps.sql.query(text, params, opts);
 }
 
 /** The raw query of either kind of transaction. */
@@ -39,7 +40,7 @@ export function asRaw(db: Sql): RawQuery {
 export interface SqlAccess {
   /** `prepare`: see QueryOptions in src/db/database.ts (fixed hot-path statements only). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<T[]>;
-  transaction<T>(fn: (sql: { query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]> }) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (sql: { query<R = Record<string, unknown>>(text: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]> }) => Promise<T>): Promise<T>;
 }
 export type Db = PrismaClient;
 
@@ -106,7 +107,7 @@ function wakeWorkersAfterCommit(deps: Deps, q: RawQuery): void {
 export async function inRawTransaction<T>(deps: Deps, fn: (q: RawQuery) => Promise<T>): Promise<T> {
   let handle: RawQuery | null = null;
   const out = await deps.sql.transaction((sql) => {
-    const q: RawQuery = (text, params) => sql.query(text, params);
+    const q: RawQuery = (text, params, opts) => sql.query(text, params, opts);
     handle = q;
     return fn(q);
   });

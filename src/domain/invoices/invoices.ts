@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
+import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { removeBrackets } from '../deposits/name-matching.ts';
@@ -78,7 +78,7 @@ export async function findConflictingInvoice(
   q: RawQuery,
   args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
 ): Promise<{ id: string; number: number } | null> {
-  await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`]);
+  await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`], { prepare: true });
   const rows = await q<{ id: string; number: number }>(
     `SELECT id, number FROM "Invoice"
       WHERE "workspaceId" = $1 AND "customerName" = $2 AND amount = $3 AND status = 'PENDING'
@@ -87,6 +87,7 @@ export async function findConflictingInvoice(
         AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
       LIMIT 1`,
     [args.workspaceId, args.customerName, args.amount, args.now.toISOString(), args.excludeId ?? '', [...args.bankAccountIds]],
+    { prepare: true },
   );
   return rows[0] ? { id: rows[0].id, number: Number(rows[0].number) } : null;
 }
@@ -184,6 +185,7 @@ async function insertNewInvoice(
     event.id,
     JSON.stringify({ invoice: draft }),
     ],
+    { prepare: true },
   );
   if (!rows[0]) throw new Error(`workspace ${i.workspaceId} vanished`);
   return rows[0];
@@ -195,7 +197,7 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
   assertCanWrite(p);
   const input = parseCreateInvoiceInput(raw);
   assertReceivingAccountsInScope(p, input.bankAccountIds);
-  await assertUsableReceivingAccounts(deps.prisma, p.workspaceId, input.bankAccountIds);
+  await assertUsableReceivingAccounts(poolQuery(deps), p.workspaceId, input.bankAccountIds);
   return inRawTransaction(deps, async (q) => {
     const now = deps.clock.now();
     const conflict = await findConflictingInvoice(q, {
