@@ -1,17 +1,15 @@
 /**
  * REST v1 (spec: v1 endpoints): the legacy face. Each route authenticates, runs the same GraphQL operation as the
- * GraphQL face (POST /v1/invoices, the hot path: the domain operation that operation resolves to, see runDirect), and
- * renders `{code, data}` / `{code, data, totalItems}` with v1 codes and the v1 wire format.
+ * GraphQL face, and renders `{code, data}` / `{code, data, totalItems}` with v1 codes and the v1 wire format.
  */
 import { assertCanWrite, assertNotSession, requirePrincipal } from '../../src/domain/auth/rules.ts';
 import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
-import { InternalOperationError, ON_ERROR, run } from '../shared/execute.ts';
+import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
-import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1InvoiceRow, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
+import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
 import { parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { DomainError, isDomainError, type ErrorCode } from '../../src/domain/errors.ts';
-import { createInvoice } from '../../src/domain/invoices/invoices.ts';
+import { DomainError, type ErrorCode } from '../../src/domain/errors.ts';
 import { isStorableText } from '../../src/domain/request-schema.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';
 
@@ -38,6 +36,7 @@ function pathId(raw: string, notFound: ErrorCode): string {
   return raw;
 }
 
+const CREATE_INVOICE = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V1_INVOICE_FIELDS} } } } }`;
 const GET_INVOICE = `query($id: ID!) { invoice(id: $id, includeCanceled: false) { ${V1_INVOICE_FIELDS} } }`;
 const LIST_INVOICES = `query($offset: Int!, $limit: Int!, $filter: InvoiceFilter) { invoicePage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_INVOICE_FIELDS} } } }`;
 const MARK_PAID = `mutation($id: ID!) { markInvoicePaid(id: $id) { ${ON_ERROR} ... on InvoicePayload { invoice { ${V1_INVOICE_FIELDS} } } } }`;
@@ -49,42 +48,23 @@ const LIST_RECEIPTS = `query($offset: Int!, $limit: Int!, $filter: CashReceiptFi
 const REVOKE_RECEIPT = `mutation($id: ID!) { revokeCashReceipt(id: $id) { ${ON_ERROR} ... on CashReceiptPayload { cashReceipt { ${CASH_RECEIPT_FIELDS} } } } }`;
 const LIST_TRANSACTIONS = `query($offset: Int!, $limit: Int!, $filter: TransactionFilter) { transactionPage(offset: $offset, limit: $limit, filter: $filter) { totalItems items { ${V1_TRANSACTION_FIELDS} } } }`;
 
-/**
- * Runs a domain operation as `run` would run the GraphQL mutation that resolves to it, for a route whose input has
- * already passed the same request schema: the variables then coerce unchanged (strings, an amount within Int, enum
- * names, JSON) and hold only storable text, so GraphQL would call the resolver with exactly these values. A
- * DomainError comes out as it is (`run` rebuilds it from the in-band DomainError with the same code, the only thing the
- * v1 envelope renders); anything else comes out as `run`'s InternalOperationError, so the 503/500 decision and the log
- * line stay the same.
- */
-async function runDirect<T>(op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (e) {
-    if (isDomainError(e)) throw e;
-    throw new InternalOperationError([e]);
-  }
-}
-
 export const v1Routes = new RouteTable<V1Context>()
   .add('POST', '/v1/invoices', async (req, _params, ctx) => {
     const p = principalFor(ctx, true);
     const body = await readJsonBody(req, ctx.maxBodyBytes);
     if (body === undefined) throw new DomainError('BAD_REQUEST', { message: 'A JSON body is required.' });
     const input = parseCreateInvoiceInput(body);
-    // The hot path of the v1 API (measured by `npm run bench`): the domain operation the createInvoice mutation
-    // resolves to, called directly rather than through a GraphQL execution of CREATE_INVOICE (see runDirect).
-    const invoice = await runDirect(() =>
-      createInvoice(ctx.deps, ctx.principal, {
+    const data = await run<{ createInvoice: { invoice: GqlInvoice } }>(ctx, CREATE_INVOICE, {
+      input: {
         bankAccountIds: input.bankAccountIds,
         customer: input.customer,
         amount: input.amount,
         cashReceipt: input.cashReceipt,
         expireAfter: (body as { expireAfter?: string }).expireAfter ?? null,
         metadata: input.metadata,
-      }),
-    );
-    return ok(v1InvoiceRow(invoice, p.workspaceOwnerId), 201, 'CREATED');
+      },
+    });
+    return ok(v1Invoice(data.createInvoice.invoice, p.workspaceOwnerId), 201, 'CREATED');
   })
   .add('GET', '/v1/invoices', async (req, _params, ctx) => {
     const p = principalFor(ctx, false);

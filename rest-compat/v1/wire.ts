@@ -2,7 +2,6 @@
  * The v1 wire format (spec: Versioning, current v1 behavior): timestamps at second precision with `.000` and
  * `+00:00`; `issuerId`/`ownerId` are the workspace owner's account id; `deletedAt` is null for readable objects.
  */
-import type { Invoice } from '../../src/generated/prisma/client.ts';
 
 /** `2026-11-21T10:00:00.000+00:00` (milliseconds dropped, zone written +00:00). */
 export function v1Time(value: string | Date | null | undefined): string | null {
@@ -37,27 +36,6 @@ export function v1Invoice(i: GqlInvoice, ownerId: string) {
     amount: i.amount,
     paid: i.paid,
     metadata: i.metadata ?? null,
-    issuedAt: v1Time(i.createdAt),
-    expiresAt: v1Time(i.expiresAt),
-    deletedAt: null,
-  };
-}
-
-/**
- * The v1 invoice object of a stored invoice row: what v1Invoice makes of the GraphQL Invoice fields V1_INVOICE_FIELDS
- * select on the same row (ids as they are, `paid` = status PAID, the cash receipt when both its fields are set,
- * metadata as stored, times through v1Time).
- */
-export function v1InvoiceRow(i: Invoice, ownerId: string) {
-  return {
-    id: i.id,
-    issuerId: ownerId,
-    bankAccountIds: i.bankAccountIds,
-    customer: { name: i.customerName, email: i.customerEmail, phoneNumber: i.customerPhoneNumber },
-    cashReceipt: i.cashReceiptType && i.cashReceiptIdentifier ? { type: i.cashReceiptType, identifier: i.cashReceiptIdentifier } : null,
-    amount: i.amount,
-    paid: i.status === 'PAID',
-    metadata: (i.metadata ?? null) as Record<string, string> | null,
     issuedAt: v1Time(i.createdAt),
     expiresAt: v1Time(i.expiresAt),
     deletedAt: null,

@@ -142,7 +142,7 @@ async function scenarioCreate() {
   step(`scratch database ${db.name}, workspace ${b.workspaceId}`);
 
   const sides = [
-    { key: 'app', label: 'app (buildApp, v1 → GraphQL → Prisma)', url: app.url },
+    { key: 'app', label: 'app (buildApp, v1 → GraphQL → domain)', url: app.url },
     { key: 'raw', label: 'raw baseline (node:http + pg, essential work)', url: raw.url },
     { key: 'rawFull', label: 'raw + history + event (same writes as app)', url: rawFull.url },
   ] as const;
