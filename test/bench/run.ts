@@ -32,7 +32,7 @@
  * Options: --quick (fewer requests; 1,000 vs 100,000 invoices; 4 s per events side, 2,000 webhooks), --concurrency N
  * (default 16), --pool N (database pool of the apps and of the baselines, default 10 = the app's DATABASE_POOL_SIZE
  * default), --only create|match|events, --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at
- * each size), --rate N (events: deposits/s, default 200), --sides raw1,app1,raw2,app2 (events: which latency sides),
+ * each size), --rate N (events: deposits/s, default 200), --rounds N (events: latency rounds, default 2), --prewarm S (events: unmeasured seconds per side first, default 0), --sides raw1,app1,raw2,app2 (events: which latency sides),
  * --webhooks N (events: webhook events per round, 0 = skip). BENCH_CPU_PROF=<dir>: V8 CPU profiles of the app
  * processes of the events scenario, and of this process while the create scenario measures its (in-process) app side
  * (summarize with lib/cpuprofile.ts).
@@ -77,8 +77,14 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const EVENTS = {
   rate: Number(option('rate') ?? 200),
   warmupSeconds: 1,
+  /**
+   * `--prewarm S`: once per side before the rounds, S seconds of deposits at the rate, not measured (JIT, pools,
+   * prepared statements and PostgreSQL backends warmed). Default 0: over 4 rounds the app's p99 went 53 → 41 → 24 →
+   * 12 ms in one run, but 30 s of pre-warm gave 32 / 30 ms in the next — the machine's noise is larger than the effect.
+   */
+  prewarmSeconds: Number(option('prewarm') ?? 0),
   seconds: quick ? 4 : 10,
-  rounds: quick ? 1 : 2,
+  rounds: Number(option('rounds') ?? (quick ? 1 : 2)),
   webhooks: Number(option('webhooks') ?? (quick ? 2000 : 5000)),
   webhookRounds: quick ? 1 : 2,
   /** Latency sides to run (all by default): raw1, app1, raw2, app2. */
@@ -415,7 +421,7 @@ async function paidAsIntended(databaseUrl: string, workspaceId: string, tag: str
 async function scenarioEvents() {
   const perSide = EVENTS.rate * (EVENTS.warmupSeconds + EVENTS.seconds);
   log(
-    `\n[3] deposit → invoicePaid at a graphql-ws subscriber — ${EVENTS.rate} deposits/s open loop, ${EVENTS.warmupSeconds} s warm-up + ${EVENTS.seconds} s measured per side, ${EVENTS.rounds} round(s); one instance, and two instances over Redis (${REDIS_URL}) with deposits to A and the subscriber on B; every process separate, pool ${POOL}`,
+    `\n[3] deposit → invoicePaid at a graphql-ws subscriber — ${EVENTS.rate} deposits/s open loop, ${EVENTS.prewarmSeconds ? `${EVENTS.prewarmSeconds} s pre-warm per side once, then ` : ''}${EVENTS.warmupSeconds} s warm-up + ${EVENTS.seconds} s measured per side, ${EVENTS.rounds} round(s); one instance, and two instances over Redis (${REDIS_URL}) with deposits to A and the subscriber on B; every process separate, pool ${POOL}`,
   );
   const encryptionKey = randomBytes(32).toString('hex');
   const db1 = await createScratchDatabase(BASE, 'events1');
@@ -434,7 +440,8 @@ async function scenarioEvents() {
   const app2b = await start(db2, { REDIS_URL });
   const b1 = await bootstrap(new ServiceClient(app1.url));
   const b2 = await bootstrap(new ServiceClient(app2a.url));
-  const need = EVENTS.rounds * 2 * perSide;
+  const prewarm = EVENTS.rate * EVENTS.prewarmSeconds;
+  const need = (EVENTS.rounds * perSide + prewarm) * 2;
   const seeded: DepositTarget[][] = [];
   for (const [i, [db, b]] of ([[db1, b1], [db2, b2]] as const).entries()) {
     const seed = await seedInvoices(db.url, { workspaceId: b.workspaceId, ownerId: b.accountId, apiKeyId: b.apiKey.id, bankAccountId: b.bankAccount.id, count: Math.max(10_000, need * 2), salt: 11 + i });
@@ -459,7 +466,7 @@ async function scenarioEvents() {
     for (const s of Object.values(subs)) await s.close();
   });
   // Each database's targets: the first half for the raw side, the second for the app; taken in order, never reused.
-  const half = EVENTS.rounds * perSide;
+  const half = EVENTS.rounds * perSide + prewarm;
   const sides: LatencySide[] = [
     { key: 'raw1', label: 'raw, one process (http → pg → ws)', url: raw1.url, token: 'raw', sub: subs.raw1, targets: seeded[0].slice(0, half), procs: [], expectStatus: 201 },
     { key: 'app1', label: 'app, one instance', url: app1.url, token: b1.bankAccount.notificationToken, sub: subs.app1, targets: seeded[0].slice(half), procs: [app1], expectStatus: 201 },
@@ -469,9 +476,15 @@ async function scenarioEvents() {
   const results: Record<string, { r: PacedResult; cpuPerDeposit: number; intended: number | null }[]> = { raw1: [], app1: [], raw2: [], app2: [] };
   const warm = EVENTS.rate * EVENTS.warmupSeconds;
   const measured = EVENTS.rate * EVENTS.seconds;
+  if (prewarm > 0) {
+    for (const side of sides.filter((x) => EVENTS.sides.includes(x.key))) {
+      const w = await pacedDeposits({ url: side.url, token: side.token, targets: side.targets.slice(0, prewarm), rate: EVENTS.rate, tag: `${side.key}p`, sub: side.sub, expectStatus: side.expectStatus });
+      step(`pre-warm ${side.key}: ${EVENTS.prewarmSeconds} s at ${EVENTS.rate}/s (not measured): p99 ${ms(w.latency.p99)}`);
+    }
+  }
   for (let round = 0; round < EVENTS.rounds; round++) {
     for (const side of sides.filter((x) => EVENTS.sides.includes(x.key))) {
-      const offset = round * perSide;
+      const offset = prewarm + round * perSide;
       const run = (tag: string, targets: DepositTarget[]) => pacedDeposits({ url: side.url, token: side.token, targets, rate: EVENTS.rate, tag, sub: side.sub, expectStatus: side.expectStatus });
       const w = await run(`${side.key}w${round}`, side.targets.slice(offset, offset + warm));
       if (w.missing > 0 || w.statuses[String(side.expectStatus)] !== w.sent) {
