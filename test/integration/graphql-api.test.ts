@@ -89,4 +89,27 @@ describe(`GraphQL API on ${dbLabel}`, () => {
       expect(r).toEqual({ w: { __typename: 'Workspace', id: a.workspaceId }, a: { __typename: 'Account', id: a.accountId } });
     });
   });
+
+  it('an ambiguous deposit: a key limited to bank accounts sees only the candidate invoices within them in matchNote', async () => {
+    const second = await addVerifiedBankAccount(t.client, a.sessionToken);
+    const create = async (name: string, bankAccountIds: string[]) => {
+      const r = await t.client.request('POST', '/v1/invoices', { token: a.apiKey.secret, body: { bankAccountIds, customer: { name }, amount: 31_000 } });
+      expect(r.status).toBe(201);
+      return r.body.data.id as string;
+    };
+    // Both bracket-free names are 모호함: a deposit named so on the second account could pay either (one takes every account).
+    const everywhere = await create('모호함(1)', []);
+    const onSecond = await create('모호함(2)', [second.id]);
+    const dep = await t.client.deposit(second.notificationToken, { depositorName: '모호함', amount: 31_000 });
+    expect(dep.status).toBe(201);
+    const limited = await t.client.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, { i: { name: 'limited', bankAccountIds: [second.id] } }, a.sessionToken);
+    const Q = `query($id: ID!) { transaction(id: $id) { matchedInvoiceId matchNote } }`;
+    const full = await t.client.gql(Q, { id: dep.body.transactionId }, a.apiKey.secret);
+    expect(full.transaction.matchedInvoiceId).toBeNull();
+    expect(full.transaction.matchNote).toMatchObject({ reason: 'AMBIGUOUS' });
+    expect([...full.transaction.matchNote.candidateInvoiceIds].sort()).toEqual([everywhere, onSecond].sort());
+    const seen = await t.client.gql(Q, { id: dep.body.transactionId }, limited.createApiKey.secret);
+    expect(seen.transaction.matchNote).toMatchObject({ reason: 'AMBIGUOUS', candidateInvoiceIds: [onSecond] });
+  });
 });
+

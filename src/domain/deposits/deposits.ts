@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { Prisma, type BankAccount, type Invoice, type Transaction } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
-import { actorOf, assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
+import { actorOf, assertCanWrite, bankAccountInScope, invoiceInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
 import { bankAccountSnapshot } from '../bank-accounts/bank-accounts.ts';
 import { findBankProvider } from '../bank-accounts/bank-providers.ts';
 import { parseKstRange } from '../dates.ts';
@@ -474,6 +474,18 @@ async function queuePaidEmail(q: RawQuery, invoice: Invoice, now: Date): Promise
   const [workspace] = await q<PaidEmailSettings>(`SELECT name, "paidEmailEnabled" FROM "Workspace" WHERE id = $1`, [invoice.workspaceId]);
   const mail = paidEmailFor(invoice, workspace, now);
   if (mail) await enqueueEmail(q, mail);
+}
+
+/**
+ * What of a deposit's `matchNote` the principal sees: an account-limited key sees only the candidate invoices it may
+ * handle (spec: account-limited keys), never the ids of invoices outside its accounts.
+ */
+export async function matchNoteVisibleTo(deps: Pick<Deps, 'prisma'>, p: Principal | null, note: unknown): Promise<unknown> {
+  const ids = (note as { candidateInvoiceIds?: unknown } | null)?.candidateInvoiceIds;
+  if (!p || p.bankAccountIds === null || !Array.isArray(ids) || ids.length === 0) return note;
+  const rows = await deps.prisma.invoice.findMany({ where: { id: { in: ids.filter((x): x is string => typeof x === 'string') } }, select: { id: true, bankAccountIds: true } });
+  const visible = new Set(rows.filter((r) => invoiceInScope(p, r.bankAccountIds)).map((r) => r.id));
+  return { ...(note as Record<string, unknown>), candidateInvoiceIds: ids.filter((id) => visible.has(id as string)) };
 }
 
 /** The deposit as stored in event payloads (JSON-safe). */

@@ -1,6 +1,6 @@
 /** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
 import type { GraphQLResolveInfo } from 'graphql';
-import { getTransaction, listTransactionIds, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
+import { getTransaction, listTransactionIds, matchNoteVisibleTo, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
@@ -56,7 +56,13 @@ export const TransactionType = builder.prismaObject('Transaction', {
       resolve: (trx, _args, ctx) => (trx.matchedInvoice && ctx.principal && invoiceInScope(ctx.principal, trx.matchedInvoice.bankAccountIds) ? trx.matchedInvoice : null),
     }),
     matchMethod: t.expose('matchMethod', { type: MatchMethodEnum, nullable: true, description: 'How it was matched.' }),
-    matchNote: t.expose('matchNote', { type: 'JSON', nullable: true, description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]}.' }),
+    matchNote: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]}; a key limited to bank accounts sees only the candidates within them.',
+      select: { matchNote: true },
+      resolve: (trx, _args, ctx) => matchNoteVisibleTo(ctx.deps, ctx.principal, trx.matchNote),
+    }),
     amount: t.exposeInt('amount', { description: 'Won.' }),
     description: t.exposeString('description', { description: 'Depositor name from the bank notification.' }),
     hidden: t.exposeBoolean('hidden', { description: 'Hidden in the dashboard (1-won verification deposits are hidden).' }),
