@@ -4,7 +4,8 @@
  * `{ start, stop, fetch }`; tests start it on port 0.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
@@ -307,6 +308,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000, keepAliveTimeout: 65_000 },
         adapter,
       );
+      server.on('clientError', answerMalformedRequest);
       wss = new WebSocketServer({ server, path: '/graphql' });
       useServer(
         {
@@ -384,6 +386,28 @@ function outerError(path: string, e: unknown, logUnexpected: () => void): Respon
 }
 
 /** The paths whose calls count against a credential's rate limit (not health checks, metrics or documentation). */
+/**
+ * A request Node's HTTP parser refused before any handler saw it — an unreadable request line or header, headers
+ * over the size limit, or a request that did not arrive in time (slow-loris) — is answered in the JSON error envelope
+ * ({code, message}) with its status, instead of a bare status line, and the connection is closed.
+ */
+function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.']
+        : [400, 'BAD_REQUEST', 'The request is not readable HTTP/1.1.'];
+  const body = JSON.stringify({ code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 function isRateLimited(path: string): boolean {
   return path === '/graphql' || path.startsWith('/v1') || path.startsWith('/v2') || path === '/bank-notifications' || path.startsWith(SOFA_BASE);
 }

@@ -223,6 +223,33 @@ describe(`slow clients on ${dbLabel}`, () => {
     const r = await slow;
     expect(r.closedAfterMs).toBeLessThan(5000);
     expect(r.text).toMatch(/^HTTP\/1\.1 408/);
+    expect(r.text).toContain('{"code":"REQUEST_TIMEOUT"');
+  });
+
+  /** Sends raw bytes and resolves with everything the server wrote before closing. */
+  function raw(bytes: string): Promise<string> {
+    return new Promise((resolve) => {
+      const { port } = new URL(t.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => {});
+      socket.on('connect', () => socket.write(bytes));
+    });
+  }
+
+  it('a request Node cannot parse is answered 400 in the JSON envelope, not a bare status line', async () => {
+    const text = await raw('GET /healthz HTTP/1.1\r\nHost x\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(text).toContain('Content-Type: application/json');
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'BAD_REQUEST', message: expect.any(String) });
+  });
+
+  it('headers over the size limit are answered 431 in the JSON envelope', async () => {
+    const text = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
   });
 });
 
