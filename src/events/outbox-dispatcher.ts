@@ -36,13 +36,15 @@ export function busEventOf(e: EventColumns, invoice?: Record<string, unknown> | 
 
 /** The bus message of an event its committing process hands over (see OutboxDispatcher.publishedAtCommit). */
 export function busEventOfCommitted(e: CommittedEvent): BusEvent {
-  return busEventOf({ ...e, createdAt: e.createdAt }, e.invoice);
+  return busEventOf(e, e.invoice);
 }
 
 export class OutboxDispatcher {
   readonly loop: WorkerLoop;
   /** Seconds between an event's commit and its dispatch, last observed (metrics). */
   lastLagMs = 0;
+  /** Ids of events this process published at commit and the dispatcher has not claimed yet. */
+  private readonly published = new Set<string>();
 
   constructor(
     /** The driver (one statement per batch; no ORM on this path). */
@@ -79,7 +81,6 @@ export class OutboxDispatcher {
     }
     this.loop.wakeWithin(DISPATCH_DELAY_AFTER_PUBLISH_MS);
   }
-  private readonly published = new Set<string>();
 
   /**
    * Dispatches one batch of committed, undispatched events in one statement: claims them (FOR UPDATE SKIP LOCKED),
@@ -109,9 +110,9 @@ export class OutboxDispatcher {
       { prepare: true },
     );
     if (rows.length === 0) return 0;
-    // Published in sequence order within each workspace: a live subscriber skips any event whose sequence is not
-    // above the last one it saw, and createdAt (taken when the writing transaction starts) does not follow the
-    // sequence (handed out under the workspace row lock, in commit order) when transactions overlap.
+    // Published in sequence order within each workspace (subscribers see events in the order they committed where
+    // this instance can tell): createdAt, taken when the writing transaction starts, does not follow the sequence
+    // (handed out under the workspace row lock, in commit order) when transactions overlap.
     // (The driver returns bigint columns as strings: compare them as numbers.)
     const seq = (e: EventColumns) => BigInt(e.sequence);
     const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));

@@ -6,19 +6,14 @@
  * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
  */
 import { removeBrackets } from '../../src/domain/deposits/name-matching.ts';
-import { openDatabase } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import { matchCandidates } from '../../src/domain/deposits/deposits.ts';
 import { decideMatch, type MatchDecision } from '../../src/domain/deposits/name-matching.ts';
-import { createScratchDatabase } from './lib/scratch.ts';
+import { onEachDatabase } from './lib/scratch.ts';
 
 const onPg = process.argv.includes('--pg');
 const DEPOSITS = 1000;
-const scratch = onPg ? await createScratchDatabase(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', 'check') : null;
-const db = await openDatabase(scratch ? { databaseUrl: scratch.url } : { pgliteDataDir: 'memory://' });
 let differ = 0;
-try {
-  await migrate(db);
+await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
   await db.sql.exec(
     `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_1', 'a@example.com', 'a', 'x');
      INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_1', 'w', 'acc_1')`,
@@ -76,8 +71,5 @@ try {
     }
   }
   console.log(`${onPg ? 'PostgreSQL' : 'PGlite'}: ${differ} of ${Object.values(tally).reduce((a, b) => a + b, 0)} deposits decided differently`, tally);
-} finally {
-  await db.close();
-  await scratch?.drop();
-}
+});
 process.exit(differ ? 1 : 0);

@@ -135,6 +135,21 @@ describe(`subscriptions on ${dbLabel}`, () => {
     sub.close();
   });
 
+  /** The first invoice.paid of `invoiceId` on the event bus while `act` runs (null after 5 s). */
+  const firstPaidOnBus = async (invoiceId: string, act: () => Promise<void>): Promise<BusEvent | null> => {
+    const live = t.app.workers.bus.subscribe(a.workspaceId);
+    const first = (async () => {
+      for await (const e of live) if (e.type === 'invoice.paid' && e.invoiceId === invoiceId) return e;
+      return null;
+    })();
+    try {
+      await act();
+      return await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+    } finally {
+      await live.return?.();
+    }
+  };
+
   it('a live event carries the invoice row as the database has it (no lookup per subscriber): every field, timestamps as Dates', async () => {
     const created = await t.client.request('POST', '/v1/invoices', {
       token: a.apiKey.secret,
@@ -142,20 +157,36 @@ describe(`subscriptions on ${dbLabel}`, () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.data.id as string;
-    const live = t.app.workers.bus.subscribe(a.workspaceId);
-    const paidEvent = (async () => {
-      for await (const e of live) if (e.type === 'invoice.paid' && e.invoiceId === id) return e;
-      return null;
-    })();
-    const paid = await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
-    expect(paid.status).toBe(200);
-    const e = await Promise.race([paidEvent, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
-    await live.return?.();
+    const e = await firstPaidOnBus(id, async () => {
+      const paid = await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
+      expect(paid.status).toBe(200);
+    });
     expect(e?.invoice).toBeDefined();
     const stored = await t.app.db.prisma.invoice.findUniqueOrThrow({ where: { id } });
     expect(stored.paidAt).toBeInstanceOf(Date);
     expect(stored.expiresAt).toBeInstanceOf(Date);
     expect(invoiceFromJson(e!.invoice!)).toEqual(stored);
+  });
+
+  it('a deposit published at commit carries the paid invoice exactly as stored (every field, timestamps as Dates)', async () => {
+    const created = await t.client.request('POST', '/v1/invoices', {
+      token: a.apiKey.secret,
+      body: { bankAccountIds: [a.bankAccount.id], customer: { name: '커밋때행', email: 'commit@example.com', phoneNumber: '01012345678' }, amount: 28_500, metadata: { orderId: 'o-285' }, expireAfter: 'P3D' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.data.id as string;
+    const e = await firstPaidOnBus(id, async () => {
+      const dep = await t.client.deposit(a.bankAccount.notificationToken, { depositorName: '커밋때행', amount: 28_500 });
+      expect(dep.status).toBe(201);
+    });
+    expect(e?.invoice).toBeDefined();
+    const stored = await t.app.db.prisma.invoice.findUniqueOrThrow({ where: { id } });
+    expect(stored.status).toBe('PAID');
+    expect(stored.paidTrigger).toBe('DEPOSIT');
+    expect(invoiceFromJson(e!.invoice!)).toEqual(stored);
+    // and the event's sequence is the one stored with it
+    const [row] = await t.app.db.sql.query<{ sequence: string | bigint }>(`SELECT sequence FROM "Event" WHERE id = $1`, [e!.eventId]);
+    expect(String(row!.sequence)).toBe(e!.sequence);
   });
 
   it('deposits are told to live subscribers at commit, once each: the dispatcher running after them (or a second publication) repeats nothing', async () => {

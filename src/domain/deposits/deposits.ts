@@ -426,13 +426,17 @@ async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, n
     }
     // Still pending, so it was edited under us: match again against what is committed now (a few times at most; after
     // that the deposit stays unmatched, for a manual match).
-    const [current] = await q<{ status: string }>(`SELECT status FROM "Invoice" WHERE id = $1`, [candidate.id]);
-    if (current?.status === 'PENDING') {
+    if ((await storedInvoiceStatus(q, candidate.id)) === 'PENDING') {
       if (attempt < 3) continue;
       return trx;
     }
     return noteUnmatched(q, trx, alreadyPaidNote(candidate.id), now);
   }
+}
+
+async function storedInvoiceStatus(q: RawQuery, invoiceId: string): Promise<string | null> {
+  const [row] = await q<{ status: string }>(`SELECT status FROM "Invoice" WHERE id = $1`, [invoiceId]);
+  return row?.status ?? null;
 }
 
 /** Paid by another deposit first (or canceled): this deposit stays unmatched, noted (nothing else was written). */
@@ -441,8 +445,8 @@ function alreadyPaidNote(invoiceId: string) {
 }
 
 async function noteIfPaidByAnother(q: RawQuery, trx: Transaction, invoiceId: string, now: Date): Promise<Transaction> {
-  const [current] = await q<{ status: string }>(`SELECT status FROM "Invoice" WHERE id = $1`, [invoiceId]);
-  return current && current.status !== 'PENDING' ? noteUnmatched(q, trx, alreadyPaidNote(invoiceId), now) : trx;
+  const status = await storedInvoiceStatus(q, invoiceId);
+  return status !== null && status !== 'PENDING' ? noteUnmatched(q, trx, alreadyPaidNote(invoiceId), now) : trx;
 }
 
 /**

@@ -55,7 +55,7 @@ export interface NewEvent {
  * The CTEs that write events, for a statement of the caller's (`WITH ..., <these>`): `<name>_seq` reserves the next
  * per-workspace sequence numbers — locking the workspace row until commit, so sequence order is commit order within a
  * workspace (a subscriber that re-queries `sinceSequence` never misses a later-committed lower number) — and
- * `<name>` inserts the rows (RETURNING 1 per event). With `guard` (an SQL condition over earlier CTEs), nothing is
+ * `<name>` inserts the rows (RETURNING each one's id and sequence). With `guard` (an SQL condition over earlier CTEs), nothing is
  * reserved or written unless it holds. Returns the CTE text and the event ids.
  */
 export function eventInsertCtes(s: SqlParams, workspaceId: string, events: NewEvent[], opts: { name: string; guard?: string }): { sql: string; ids: string[] } {

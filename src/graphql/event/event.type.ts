@@ -91,7 +91,8 @@ async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string 
     if (!e.invoiceId || (filter.invoiceId && e.invoiceId !== filter.invoiceId)) return null;
     if (filter.types && !filter.types.includes(e.type)) return null;
     if (!eventVisibleTo(p, e)) return null;
-    // Live events carry the invoice as the dispatcher read it after the commit; replayed ones are read here.
+    // Live events carry the invoice as it was after the commit (put there by the committing process or the
+    // dispatcher); replayed ones are read here.
     const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
     return invoice ? { event: e, invoice } : null;
   };

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../../src/config/config.ts';
+import { openDatabase, type Database } from '../../../src/db/database.ts';
+import { migrate } from '../../../src/db/migrate.ts';
 import { randomAlnum } from '../../../src/domain/ids.ts';
 import { buildApp, type App } from '../../../src/http/app.ts';
 
@@ -72,4 +74,24 @@ export async function startApp(databaseUrl: string, poolSize: number, env: Recor
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export type DatabaseKind = 'PostgreSQL' | 'PGlite';
+
+/**
+ * Runs `fn` on a freshly migrated database of each kind in turn — a scratch PostgreSQL database next to
+ * BENCH_DATABASE_URL (dropped after) and an in-memory PGlite — and closes it whatever `fn` does (the check scripts).
+ */
+export async function onEachDatabase(kinds: readonly DatabaseKind[], fn: (kind: DatabaseKind, db: Database) => Promise<void>): Promise<void> {
+  for (const kind of kinds) {
+    const scratch = kind === 'PostgreSQL' ? await createScratchDatabase(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', 'check') : null;
+    const db = await openDatabase(scratch ? { databaseUrl: scratch.url } : { pgliteDataDir: 'memory://' });
+    try {
+      await migrate(db);
+      await fn(kind, db);
+    } finally {
+      await db.close();
+      await scratch?.drop();
+    }
+  }
 }
