@@ -1,0 +1,67 @@
+/**
+ * Plans and write paths of hot statements, checked on the database itself (PGlite, and PostgreSQL with
+ * TEST_DATABASE_URL): they must stay index-driven as tables grow (test/bench/README.md, events).
+ *
+ * Hot statements are prepared, so after a few executions PostgreSQL runs their generic plan, chosen without the
+ * parameter values: that is the plan checked here (plan_cache_mode = force_generic_plan).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.ts';
+import { DISPATCH_BATCH_SQL } from '../../src/events/outbox-dispatcher.ts';
+import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
+
+const INVOICES = 5_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+describe(`query plans on ${dbLabel}`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    await migrate(db.database);
+    await db.database.sql.exec(
+      `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_plan', 'plan@example.com', 'p', 'x');
+       INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_plan', 'w', 'acc_plan');
+       INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", amount, "searchText")
+         SELECT 'ivc_plan' || g, 'wsp_plan', g, 'acc_plan', '손님' || g, 1000 + g, 'x' || g FROM generate_series(1, ${INVOICES}) g;
+       INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", data)
+         SELECT 'evt_plan' || g, 'wsp_plan', g, 'invoice.paid', 'ivc_plan' || g, '{}'::jsonb FROM generate_series(1, 500) g;
+       ANALYZE "Invoice"; ANALYZE "Event";`,
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await db.database.close();
+    await db.drop();
+  });
+
+  /** The generic plan of `sql` (parameters typed `types`), as EXPLAIN (FORMAT JSON) gives it. Nothing is executed. */
+  async function genericPlan(sql: string, types: string[], args: string[]): Promise<PlanNode> {
+    return db.database.sql.transaction(async (q) => {
+      await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await q.query(`PREPARE plan_check(${types.join(', ')}) AS ${sql}`);
+      try {
+        const [row] = await q.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) EXECUTE plan_check(${args.join(', ')})`);
+        const json = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
+        return (json as { Plan: PlanNode }[])[0].Plan;
+      } finally {
+        await q.query(`DEALLOCATE plan_check`);
+      }
+    });
+  }
+
+  it(`the outbox dispatcher reads each event's invoice by primary key, never by scanning every invoice (${INVOICES.toLocaleString('en')} invoices)`, async () => {
+    const plan = await genericPlan(DISPATCH_BATCH_SQL, ['timestamptz', 'text[]', 'text[]'], [`now()`, `'{invoice.paid}'`, `'{invoice.paid}'`]);
+    const onInvoice = nodes(plan).filter((n) => n['Relation Name'] === 'Invoice');
+    expect(onInvoice.map((n) => n['Node Type'])).toEqual(['Index Scan']);
+    expect(onInvoice[0]['Index Name']).toBe('Invoice_pkey');
+  });
+});
