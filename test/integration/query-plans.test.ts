@@ -64,4 +64,27 @@ describe(`query plans on ${dbLabel}`, () => {
     expect(onInvoice.map((n) => n['Node Type'])).toEqual(['Index Scan']);
     expect(onInvoice[0]['Index Name']).toBe('Invoice_pkey');
   });
+
+  it('paying an invoice is a heap-only update: no index of "Invoice" covers a column the payment changes', async () => {
+    const paidColumns = ['status', 'paidAt', 'paidTrigger', 'updatedAt'];
+    const indexed = await db.database.sql.query<{ index: string; column: string }>(
+      `SELECT c.relname AS index, a.attname AS column
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum > 0
+        WHERE i.indrelid = '"Invoice"'::regclass
+          AND (a.attnum = ANY (i.indkey) OR pg_get_expr(i.indexprs, i.indrelid) LIKE '%' || a.attname || '%'
+               OR pg_get_expr(i.indpred, i.indrelid) LIKE '%' || a.attname || '%')`,
+    );
+    expect(indexed.length).toBeGreaterThan(5);
+    expect(indexed.filter((r) => paidColumns.includes(r.column))).toEqual([]);
+    // And PostgreSQL does update the row in place (the page has room: fillfactor).
+    const hot = await db.database.sql.transaction(async (q) => {
+      const paid = await q.query(
+        `UPDATE "Invoice" SET status = 'PAID', "paidAt" = now(), "paidTrigger" = 'DEPOSIT', "updatedAt" = now() WHERE id = 'ivc_plan7' RETURNING id`,
+      );
+      expect(paid).toHaveLength(1);
+      const [row] = await q.query<{ n: string | number }>(`SELECT pg_stat_get_xact_tuples_hot_updated('"Invoice"'::regclass) AS n`);
+      return Number(row.n);
+    });
+    expect(hot).toBe(1);
+  });
 });
