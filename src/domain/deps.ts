@@ -78,8 +78,8 @@ export interface Deps {
   onEventsCommitted(committed?: CommittedEvent[]): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
   onJobsQueued(): void;
-  /** Observations for metrics (a deposit's matching outcome). */
-  observe?: { matchOutcome(outcome: string): void };
+  /** Observations for metrics (a deposit's matching outcome; how many matched deposits one statement stored). */
+  observe?: { matchOutcome(outcome: string): void; matchedDepositBatch?(deposits: number): void };
 }
 
 const eventsWrittenIn = new WeakSet<RawQuery>();

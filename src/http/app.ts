@@ -137,7 +137,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return rows[0]?.at ? Math.max(0, (clock.now().getTime() - new Date(rows[0].at).getTime()) / 1000) : 0;
     },
   });
-  deps.observe = { matchOutcome: (o) => metrics.matchOutcomes.inc({ outcome: o }) };
+  deps.observe = { matchOutcome: (o) => metrics.matchOutcomes.inc({ outcome: o }), matchedDepositBatch: (n) => metrics.matchedDepositBatch.observe(n) };
 
   const bus = createEventBus(config.REDIS_URL);
   const email = opts.email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics at GET /metrics: HTTP and GraphQL timings, deposit match outcomes, webhook attempts and
+ * Prometheus metrics at GET /metrics: HTTP and GraphQL timings, deposit match outcomes and write batches, webhook attempts and
  * failures, outbox lag, and the process's own metrics. One registry per app (tests run several apps in one process).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -17,6 +17,7 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly graphqlDuration: Histogram<'operation' | 'type'>;
   readonly matchOutcomes: Counter<'outcome'>;
+  readonly matchedDepositBatch: Histogram;
   readonly webhookAttempts: Counter<'result'>;
   readonly outboxLag: Gauge;
   readonly rateLimited: Counter;
@@ -41,6 +42,12 @@ export class Metrics {
       name: 'deposit_match_outcomes_total',
       help: 'Deposits by matching outcome (EXACT, BRACKET_REMOVAL, NAME_PREFIX, AMBIGUOUS, ALREADY_PAID, NONE, VERIFICATION).',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.matchedDepositBatch = new Histogram({
+      name: 'deposit_matched_statement_deposits',
+      help: 'Matched deposits of one workspace stored by one statement (those that arrive while the previous one commits share the next).',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [this.registry],
     });
     this.rateLimited = new Counter({

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
-import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { dbLabel, onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
 
 const N = 32;
@@ -62,6 +62,57 @@ describe(`races on ${dbLabel}`, () => {
     expect(paid[0].n).toBe('1');
     const read = await t.client.request('GET', `/v1/invoices/${inv.body.data.id}`, { token: m.apiKey.secret });
     expect(read.body.data.paid).toBe(true);
+  });
+
+  /** Matched deposits stored so far and the statements that stored them (GET /metrics). */
+  async function matchedStatements(): Promise<{ deposits: number; statements: number }> {
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { deposits: read('deposit_matched_statement_deposits_sum'), statements: read('deposit_matched_statement_deposits_count') };
+  }
+
+  it(`${N} simultaneous deposits for ${N} invoices of one workspace: each pays its own, several per statement, events numbered without gaps`, async () => {
+    const invoices = [];
+    for (let i = 0; i < N; i++) {
+      const r = await create({ bankAccountIds: [], customer: { name: `묶음입금${i}` }, amount: 12_000 + i });
+      expect(r.status).toBe(201);
+      invoices.push(r.body.data.id as string);
+    }
+    const before = await matchedStatements();
+    const rs = await Promise.all(
+      invoices.map((_, i) => t.client.deposit(m.bankAccount.notificationToken, { depositorName: `묶음입금${i}`, amount: 12_000 + i, notificationId: `batch-${i}` })),
+    );
+    expect(rs.map((r) => r.status)).toEqual(invoices.map(() => 201));
+    const rows = await t.app.db.sql.query<{ id: string; matchedInvoiceId: string | null }>(`SELECT id, "matchedInvoiceId" FROM "Transaction" WHERE id = ANY($1::text[])`, [
+      rs.map((r) => r.body.transactionId),
+    ]);
+    const byId = new Map(rows.map((r) => [r.id, r.matchedInvoiceId]));
+    expect(rs.map((r) => byId.get(r.body.transactionId))).toEqual(invoices);
+    const paid = await t.app.db.sql.query<{ sequence: string }>(`SELECT sequence::text FROM "Event" WHERE type = 'invoice.paid' AND "invoiceId" = ANY($1::text[]) ORDER BY sequence`, [invoices]);
+    expect(paid).toHaveLength(N);
+    const seqs = paid.map((e) => Number(e.sequence));
+    expect(seqs[N - 1] - seqs[0]).toBe(N - 1); // consecutive: nothing else wrote events meanwhile
+    const after = await matchedStatements();
+    expect(after.deposits - before.deposits).toBe(N);
+    // On PostgreSQL the deposits run side by side (a pool of connections), so some arrive while another statement of
+    // the workspace commits and share the next one. (PGlite's one connection already takes them one at a time.)
+    if (onPostgres) expect(after.statements - before.statements).toBeLessThan(N);
+  });
+
+  it('one notification id sent twice at once with different bodies, among other deposits: stored once, the others unharmed', async () => {
+    const names = ['중복통지가', '중복통지나', '중복통지다', '중복통지라', '중복통지마', '중복통지바'];
+    for (const name of names) expect((await create({ bankAccountIds: [], customer: { name }, amount: 21_000 })).status).toBe(201);
+    const rs = await Promise.all(
+      names.map((name, i) => t.client.deposit(m.bankAccount.notificationToken, { depositorName: name, amount: 21_000, notificationId: i < 2 ? 'dup-notification' : `dup-other-${i}` })),
+    );
+    const statuses = rs.map((r) => r.status);
+    expect(statuses.slice(0, 2).sort()).toEqual([200, 201]);
+    expect(statuses.slice(2)).toEqual([201, 201, 201, 201]);
+    expect(rs[0].body.transactionId).toBe(rs[1].body.transactionId);
+    const stored = await t.app.db.sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM "Transaction" WHERE "notificationId" = 'dup-notification'`);
+    expect(stored[0].n).toBe('1');
+    const paid = await t.app.db.sql.query<{ customerName: string }>(`SELECT "customerName" FROM "Invoice" WHERE "customerName" = ANY($1::text[]) AND status = 'PAID' ORDER BY "customerName"`, [names]);
+    expect(paid).toHaveLength(5);
   });
 
   it('deposits racing mark-as-paid and delete on one invoice: it ends in exactly one state, with one event for it', async () => {

@@ -13,7 +13,8 @@ import { findBankProvider } from '../bank-accounts/bank-providers.ts';
 import { parseKstRange } from '../dates.ts';
 import { asRaw, inRawTransaction, inTransaction, poolQuery, rawOf, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { eventInsertCtes, jsonRow, recordEvents } from '../events/outbox.ts';
+import { eventInsertCtes, jsonRow, recordEvents, type CommittedEvent } from '../events/outbox.ts';
+import { KeyedBatcher } from '../batching.ts';
 import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
 import { addHistory, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
@@ -225,7 +226,8 @@ function paidByDepositHistory(matched: Transaction, method: AutoMatchMethod | 'M
 /**
  * The common cases in one statement (no BEGIN/COMMIT round trips): the candidates are read first; then a deposit that
  * matches nothing or several invoices is stored (noted), and one that matches exactly one invoice is stored together
- * with paying it, its history line, the buyer's e-mail and its `invoice.paid` event — all or nothing. Returns
+ * with paying it, its history line, the buyer's e-mail and its `invoice.paid` event — all or nothing (in a statement
+ * shared with the workspace's other matched deposits that arrive meanwhile: matchedDepositWrites). Returns
  * `{ fallBack }`, having written nothing, when the deposit needs the full transaction (storeDeposit): a verification
  * deposit, an account that does not match, an invoice that also gets a cash receipt, or one that changed (or was paid
  * by another deposit: `lostCandidateId`) since it was read.
@@ -251,40 +253,120 @@ async function storeDepositInOneStatement(
   }
   const candidate = decision.candidate;
   if (candidate.cashReceiptType) return { fallBack: true };
-  const paid = paidByDeposit(candidate, now);
   const matched: Transaction = { ...deposit, matchedInvoiceId: candidate.id, matchMethod: decision.method, matchedAt: now };
-  const depositStored = 'EXISTS (SELECT 1 FROM deposit)';
-  const event = paidByDepositEvent(paid, matched, now);
-  const events = eventInsertCtes(s, account.workspaceId, [event], { name: 'event', guard: depositStored });
-  const mail = paidEmailFor(paid, workspace, now);
-  const email = mail ? emailInsertCtes(s, mail, { name: 'email', guard: depositStored }) : null;
-  const [row] = await deps.sql.query<Transaction & { eventSequence: string | number | bigint | null }>(
-    `WITH paid AS (${payInvoiceSql(s, candidate, now, { unchangedSince: candidate.updatedAt })}),
-          deposit AS (${depositInsertSql(s, deposit, { from: 'paid', method: decision.method, at: now })}),
-          history AS (${historyInsertSql(s, { invoiceId: 'deposit."matchedInvoiceId"', from: 'deposit', type: 'paid', now, actor: null, data: paidByDepositHistory(matched, decision.method) })}),
-          ${events.sql}${email ? `, ${email.sql}` : ''}
-     SELECT deposit.*, (SELECT sequence FROM event) AS "eventSequence" FROM deposit`,
+  return matchedDepositWrites(deps).submit(account.workspaceId, { deposit, matched, candidate, method: decision.method, now, mail: paidEmailFor(paidByDeposit(candidate, now), workspace, now) });
+}
+
+/** A deposit that matched exactly one invoice, ready to be stored together with paying it. */
+interface MatchedDepositWrite {
+  deposit: Transaction;
+  /** The deposit as stored when the payment goes through. */
+  matched: Transaction;
+  candidate: Invoice;
+  method: AutoMatchMethod;
+  now: Date;
+  mail: QueuedEmail | null;
+}
+
+/** Deposits matched in one statement per workspace at a time, at most this many together. */
+const MATCHED_DEPOSITS_PER_STATEMENT = 64;
+const matchedDepositBatchers = new WeakMap<object, KeyedBatcher<MatchedDepositWrite, Transaction | { fallBack: true; lostCandidateId: string }>>();
+
+/**
+ * The writer of matched deposits, one per database: per workspace, one statement at a time. Each such statement takes
+ * the workspace's row lock until it commits (event sequence numbers, src/domain/events/outbox.ts), so deposits of one
+ * workspace commit one after another anyway; writing those that arrive meanwhile in the next statement together makes
+ * a burst, or the backlog of a database stall, one commit instead of a queue of commits each waiting for the last.
+ * Two deposits paying the same invoice never share a statement (PostgreSQL would apply only one of two updates of a
+ * row in one statement, without saying which): the second waits for the next one, where it finds the invoice paid.
+ */
+function matchedDepositWrites(deps: Deps) {
+  let batcher = matchedDepositBatchers.get(deps.sql);
+  if (!batcher) {
+    batcher = new KeyedBatcher((workspaceId, items) => storeMatchedDeposits(deps, workspaceId, items), {
+      max: MATCHED_DEPOSITS_PER_STATEMENT,
+      fits: (batch, item) => batch.every((b) => b.candidate.id !== item.candidate.id),
+    });
+    matchedDepositBatchers.set(deps.sql, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * Stores matched deposits of one workspace in one statement: for each, the conditional payment of its invoice, the
+ * deposit linked to it, the history line, the buyer's e-mail, and the `invoice.paid` event — for each deposit all or
+ * nothing, and the statement is one transaction. A deposit whose invoice changed since it was read (or was paid by
+ * another deposit) is not stored: `{ fallBack, lostCandidateId }` (storeDeposit then matches it again). Should the
+ * statement fail (e.g. the same notification twice in it), each deposit is written alone, so that an error is only its
+ * own. Live subscribers hear of the payments at commit, with the invoices as the statement left them.
+ */
+async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<PromiseSettledResult<Transaction | { fallBack: true; lostCandidateId: string }>[]> {
+  if (items.length > 1) {
+    try {
+      return (await storeMatchedDepositsInOneStatement(deps, workspaceId, items)).map((value) => ({ status: 'fulfilled', value }));
+    } catch {
+      // Each alone below: the statement wrote nothing.
+    }
+  }
+  const out: PromiseSettledResult<Transaction | { fallBack: true; lostCandidateId: string }>[] = [];
+  for (const item of items) {
+    try {
+      const [value] = await storeMatchedDepositsInOneStatement(deps, workspaceId, [item]);
+      out.push({ status: 'fulfilled', value });
+    } catch (reason) {
+      out.push({ status: 'rejected', reason });
+    }
+  }
+  return out;
+}
+
+async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<(Transaction | { fallBack: true; lostCandidateId: string })[]> {
+  deps.observe?.matchedDepositBatch?.(items.length);
+  const s = new SqlParams();
+  const ctes: string[] = [];
+  const events = items.map((it) => paidByDepositEvent(paidByDeposit(it.candidate, it.now), it.matched, it.now));
+  const stored = (i: number) => `EXISTS (SELECT 1 FROM deposit_${i})`;
+  items.forEach((it, i) => {
+    ctes.push(
+      `paid_${i} AS (${payInvoiceSql(s, it.candidate, it.now, { unchangedSince: it.candidate.updatedAt })})`,
+      `deposit_${i} AS (${depositInsertSql(s, it.deposit, { from: `paid_${i}`, method: it.method, at: it.now })})`,
+      `history_${i} AS (${historyInsertSql(s, { invoiceId: `deposit_${i}."matchedInvoiceId"`, from: `deposit_${i}`, type: 'paid', now: it.now, actor: null, data: paidByDepositHistory(it.matched, it.method) })})`,
+    );
+    if (it.mail) ctes.push(emailInsertCtes(s, it.mail, { name: `email_${i}`, guard: stored(i) }).sql);
+  });
+  const eventCtes = eventInsertCtes(s, workspaceId, events, items.length === 1 ? { name: 'event', guard: stored(0) } : { name: 'event', guards: items.map((_, i) => stored(i)) });
+  ctes.push(eventCtes.sql);
+  const rows = await deps.sql.query<Transaction & { item: number; eventSequence: string | number | bigint | null }>(
+    `WITH ${ctes.join(',\n')}
+     ${items.map((_, i) => `SELECT ${i} AS item, d.*, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
     s.values,
-    { prepare: true }, // two variants of this text: with and without the e-mail
+    // One deposit: two variants of this text (with and without the e-mail), prepared. Several: text of their own.
+    { prepare: items.length === 1 },
   );
-  if (!row) return { fallBack: true, lostCandidateId: candidate.id };
-  const { eventSequence, ...stored } = row;
-  // Committed: live subscribers hear of the payment now, with the invoice as this statement left it.
-  deps.onEventsCommitted([
-    {
-      id: events.ids[0]!,
-      workspaceId: event.workspaceId,
+  const byItem = new Map(rows.map(({ item, ...row }) => [Number(item), row]));
+  const committed: CommittedEvent[] = [];
+  const results = items.map((it, i): Transaction | { fallBack: true; lostCandidateId: string } => {
+    const row = byItem.get(i);
+    if (!row) return { fallBack: true, lostCandidateId: it.candidate.id };
+    const { eventSequence, ...deposit } = row;
+    const paid = paidByDeposit(it.candidate, it.now);
+    committed.push({
+      id: eventCtes.ids[i]!,
+      workspaceId,
       sequence: String(eventSequence),
-      type: event.type,
+      type: events[i]!.type,
       invoiceId: paid.id,
       cashReceiptId: null,
       bankAccountIds: [...paid.bankAccountIds],
-      createdAt: now,
+      createdAt: it.now,
       invoice: jsonRow(paid),
-    },
-  ]);
-  if (email) deps.onJobsQueued();
-  return stored;
+    });
+    return deposit;
+  });
+  // Committed: live subscribers hear of the payments now, in sequence order.
+  if (committed.length > 0) deps.onEventsCommitted(committed.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1)));
+  if (items.some((it, i) => it.mail && byItem.has(i))) deps.onJobsQueued();
+  return results;
 }
 
 function ambiguousNote(method: string, candidates: readonly Invoice[]) {

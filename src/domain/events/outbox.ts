@@ -55,10 +55,17 @@ export interface NewEvent {
  * The CTEs that write events, for a statement of the caller's (`WITH ..., <these>`): `<name>_seq` reserves the next
  * per-workspace sequence numbers — locking the workspace row until commit, so sequence order is commit order within a
  * workspace (a subscriber that re-queries `sinceSequence` never misses a later-committed lower number) — and
- * `<name>` inserts the rows (RETURNING each one's id and sequence). With `guard` (an SQL condition over earlier CTEs), nothing is
- * reserved or written unless it holds. Returns the CTE text and the event ids.
+ * `<name>` inserts the rows (RETURNING each one's id and sequence). With `guard` (an SQL condition over earlier CTEs),
+ * nothing is reserved or written unless it holds; with `guards` (one condition per event: a statement that stores
+ * several deposits at once), only the events whose condition holds are written, numbered in their order without gaps.
+ * Returns the CTE text and the event ids.
  */
-export function eventInsertCtes(s: SqlParams, workspaceId: string, events: NewEvent[], opts: { name: string; guard?: string }): { sql: string; ids: string[] } {
+export function eventInsertCtes(
+  s: SqlParams,
+  workspaceId: string,
+  events: NewEvent[],
+  opts: { name: string; guard?: string; guards?: readonly string[] },
+): { sql: string; ids: string[] } {
   const ids = events.map(() => newId('event'));
   const rows = events.map((e, i) => ({
     id: ids[i],
@@ -70,14 +77,32 @@ export function eventInsertCtes(s: SqlParams, workspaceId: string, events: NewEv
     createdAt: e.createdAt.toISOString(),
   }));
   const ws = s.p(workspaceId);
+  const values = s.p(JSON.stringify(rows), '::jsonb');
+  const columns = `INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", data, "createdAt")`;
+  const row = (seq: string) =>
+    `e.v->>'id', ${ws}, ${seq}, e.v->>'type', e.v->>'invoiceId', e.v->>'cashReceiptId', ARRAY(SELECT jsonb_array_elements_text(e.v->'bankAccountIds')), e.v->'data', (e.v->>'createdAt')::timestamptz`;
+  if (opts.guards) {
+    if (opts.guards.length !== events.length) throw new Error('eventInsertCtes: one guard per event');
+    const kept = `${opts.name}_kept`;
+    const sql = `${kept} AS (
+       SELECT ord, row_number() OVER (ORDER BY ord) AS rank FROM (VALUES ${opts.guards.map((g, i) => `(${i + 1}, (${g}))`).join(', ')}) g(ord, ok) WHERE ok
+     ), ${opts.name}_seq AS (
+       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + (SELECT count(*) FROM ${kept}) WHERE id = ${ws} AND EXISTS (SELECT 1 FROM ${kept}) RETURNING "eventSeq"
+     ), ${opts.name} AS (
+       ${columns}
+       SELECT ${row(`seq."eventSeq" - (SELECT count(*) FROM ${kept}) + k.rank`)}
+         FROM ${opts.name}_seq seq, jsonb_array_elements(${values}) WITH ORDINALITY AS e(v, ord) JOIN ${kept} k ON k.ord = e.ord
+       RETURNING id, sequence
+     )`;
+    return { sql, ids };
+  }
   const n = s.p(events.length, '::int');
   const sql = `${opts.name}_seq AS (
        UPDATE "Workspace" SET "eventSeq" = "eventSeq" + ${n} WHERE id = ${ws}${opts.guard ? ` AND (${opts.guard})` : ''} RETURNING "eventSeq"
      ), ${opts.name} AS (
-       INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", data, "createdAt")
-       SELECT e.v->>'id', ${ws}, seq."eventSeq" - ${n} + e.ord, e.v->>'type', e.v->>'invoiceId', e.v->>'cashReceiptId',
-              ARRAY(SELECT jsonb_array_elements_text(e.v->'bankAccountIds')), e.v->'data', (e.v->>'createdAt')::timestamptz
-         FROM ${opts.name}_seq seq, jsonb_array_elements(${s.p(JSON.stringify(rows), '::jsonb')}) WITH ORDINALITY AS e(v, ord)
+       ${columns}
+       SELECT ${row(`seq."eventSeq" - ${n} + e.ord`)}
+         FROM ${opts.name}_seq seq, jsonb_array_elements(${values}) WITH ORDINALITY AS e(v, ord)
        RETURNING id, sequence
      )`;
   return { sql, ids };

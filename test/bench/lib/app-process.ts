@@ -10,6 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startNodeFlags } from './node-flags.ts';
 
 export interface AppProcess {
   url: string;
@@ -27,10 +28,11 @@ type ToChild = { start: { databaseUrl: string; poolSize: number; env: Record<str
 type FromChild = { url: string } | { cpuMs: number } | { stopped: true } | { fatal: string };
 
 export function startAppProcess(databaseUrl: string, poolSize: number, env: Record<string, string> = {}): Promise<AppProcess> {
-  // execArgv defaults to this process's, which carries tsx's loader. BENCH_CPU_PROF=<dir>: a V8 CPU profile of each
-  // app process is written there when it stops (summarize with `npx tsx test/bench/lib/cpuprofile.ts <file>`).
+  // This process's execArgv carries tsx's loader; the service's own flags come from `npm start`. BENCH_CPU_PROF=<dir>:
+  // a V8 CPU profile of each app process is written there when it stops (summarize with
+  // `npx tsx test/bench/lib/cpuprofile.ts <file>`).
   const prof = process.env.BENCH_CPU_PROF;
-  const execArgv = prof ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${prof}`] : process.execArgv;
+  const execArgv = [...process.execArgv, ...startNodeFlags(), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])];
   const child: ChildProcess = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   const send = (m: ToChild) => child.send(m);
   const next = <T extends FromChild>(pred: (m: FromChild) => m is T) =>
@@ -73,6 +75,28 @@ export function startAppProcess(databaseUrl: string, poolSize: number, env: Reco
 if (process.argv.includes('--child')) {
   const { startApp } = await import('./scratch.ts');
   let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  // BENCH_APP_DIAG=<prefix>: a timeline of this app process, written to <prefix>-<pid>.json when it stops, for
+  // lib/stalls.ts: ['gc', epoch ms, duration ms, kind] per collection, and every 20 ms ['tick', epoch ms, interval
+  // ms, event-loop utilization, CPU ms of the process in the interval].
+  const diag: unknown[] = [];
+  if (process.env.BENCH_APP_DIAG) {
+    const { PerformanceObserver, performance: perf } = await import('node:perf_hooks');
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) diag.push(['gc', perf.timeOrigin + e.startTime, e.duration, (e as { detail?: { kind?: number } }).detail?.kind]);
+    }).observe({ entryTypes: ['gc'] });
+    let last = perf.eventLoopUtilization();
+    let lastCpu = process.cpuUsage();
+    let lastT = perf.now();
+    setInterval(() => {
+      const now = perf.now();
+      const elu = perf.eventLoopUtilization(last);
+      last = perf.eventLoopUtilization();
+      const cpu = process.cpuUsage(lastCpu);
+      lastCpu = process.cpuUsage();
+      diag.push(['tick', perf.timeOrigin + now, now - lastT, elu.utilization, (cpu.user + cpu.system) / 1000]);
+      lastT = now;
+    }, 20).unref();
+  }
   const reply = (m: FromChild) => process.send!(m);
   process.on('message', async (m: ToChild) => {
     try {
@@ -85,6 +109,7 @@ if (process.argv.includes('--child')) {
         const u = process.cpuUsage();
         reply({ cpuMs: (u.user + u.system) / 1000 });
       } else if ('stop' in m) {
+        if (process.env.BENCH_APP_DIAG) (await import('node:fs')).writeFileSync(`${process.env.BENCH_APP_DIAG}-${process.pid}.json`, JSON.stringify(diag));
         await app?.stop();
         process.exit(0);
       }

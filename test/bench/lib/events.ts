@@ -93,6 +93,8 @@ export interface PacedResult {
   sentMask: boolean[];
   /** Notification latency: subscription message − request sent. */
   latency: LatencySummary;
+  /** The notification latencies themselves (ms; received deposits only), to pool rounds. */
+  latencies: number[];
   /** HTTP latency of the deposit requests (response − request). */
   http: LatencySummary;
   /** Subscription message − HTTP response of the same deposit: the part after the commit (outbox → bus → subscriber). */
@@ -224,6 +226,13 @@ export async function pacedDeposits(o: {
   clearTimeout(timer);
   agent.destroy();
   o.sub.handler = () => {};
+  // BENCH_TIMELINE=<prefix>: every deposit of this run as [sent (epoch ms), notification latency, HTTP latency] in
+  // <prefix>-<tag>.json, for lib/stalls.ts.
+  if (process.env.BENCH_TIMELINE) {
+    const origin = performance.timeOrigin;
+    const rows = sentAt.map((t, k) => [origin + t, latency[k], answeredAt[k] - t]);
+    (await import('node:fs')).writeFileSync(`${process.env.BENCH_TIMELINE}-${o.tag}.json`, JSON.stringify(rows));
+  }
   const lags = lag.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   const lastAnswer = Math.max(...answeredAt.filter((x) => !Number.isNaN(x)));
   return {
@@ -231,6 +240,7 @@ export async function pacedDeposits(o: {
     shed,
     sentMask: sentAt.map((x) => !Number.isNaN(x)),
     latency: summarize(latency.filter((x) => !Number.isNaN(x))),
+    latencies: latency.filter((x) => !Number.isNaN(x)),
     http: summarize(httpMs),
     afterAnswer: summarize(msgAt.map((m, k) => m - answeredAt[k]).filter((x) => !Number.isNaN(x))),
     answeredRate: (httpMs.length / (lastAnswer - sentAt[0])) * 1000,

@@ -12,6 +12,7 @@
  * two instances = an ingest process and a push process joined by Redis PUBLISH → SUBSCRIBE.
  */
 import { fork } from 'node:child_process';
+import { startNodeFlags } from './node-flags.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,8 @@ const SELF = fileURLToPath(import.meta.url);
 const CHANNEL_PREFIX = 'bench-raw-events:';
 
 export function startRawEvents(opts: RawEventsOptions): Promise<RawEventsProcess> {
-  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Run like the app (the flags of `npm start`), for a like-for-like comparison.
+  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...startNodeFlags()] });
   return new Promise((resolve, reject) => {
     child.once('message', (m: { url: string } | { fatal: string }) => {
       if ('fatal' in m) return reject(new Error(`raw events process failed: ${m.fatal}`));

@@ -1,0 +1,60 @@
+/**
+ * Group commit in the application: work submitted under a key runs in batches, one batch per key at a time. What
+ * arrives while a batch runs waits for it and then goes together into the next one (up to `max` items, and only items
+ * `fits` accepts beside the first), so a burst — or a stall of the database, after which everything waiting is ready at once — costs
+ * one statement per key instead of one each in a queue. An idle key runs a lone item at once.
+ */
+export class KeyedBatcher<I, R> {
+  private readonly waiting = new Map<string, { item: I; resolve: (r: R) => void; reject: (e: unknown) => void }[]>();
+  private readonly running = new Set<string>();
+
+  constructor(
+    /** Runs one batch; returns one settled result per item, in order (a rejected item fails only its own caller). */
+    private readonly run: (key: string, items: I[]) => Promise<PromiseSettledResult<R>[]>,
+    private readonly opts: { max: number; fits?: (batch: readonly I[], item: I) => boolean },
+  ) {}
+
+  submit(key: string, item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let queue = this.waiting.get(key);
+      if (!queue) this.waiting.set(key, (queue = []));
+      queue.push({ item, resolve, reject });
+      if (!this.running.has(key)) void this.drain(key);
+    });
+  }
+
+  private async drain(key: string): Promise<void> {
+    this.running.add(key);
+    try {
+      for (;;) {
+        const queue = this.waiting.get(key);
+        if (!queue || queue.length === 0) break;
+        const batch: typeof queue = [];
+        const items: I[] = [];
+        for (let i = 0; i < queue.length && batch.length < this.opts.max; ) {
+          if (items.length > 0 && this.opts.fits && !this.opts.fits(items, queue[i].item)) {
+            i++;
+            continue;
+          }
+          const [next] = queue.splice(i, 1);
+          batch.push(next);
+          items.push(next.item);
+        }
+        let results: PromiseSettledResult<R>[];
+        try {
+          results = await this.run(key, items);
+        } catch (e) {
+          results = items.map(() => ({ status: 'rejected', reason: e }));
+        }
+        batch.forEach((b, i) => {
+          const r = results[i];
+          if (r?.status === 'fulfilled') b.resolve(r.value);
+          else b.reject(r ? r.reason : new Error('batch returned no result for an item'));
+        });
+      }
+    } finally {
+      this.running.delete(key);
+      if (this.waiting.get(key)?.length === 0) this.waiting.delete(key);
+    }
+  }
+}
