@@ -1,8 +1,11 @@
 /**
  * Group commit in the application: work submitted under a key runs in batches, one batch per key at a time. What
  * arrives while a batch runs waits for it and then goes together into the next one (up to `max` items, and only items
- * `fits` accepts beside the first), so a burst — or a stall of the database, after which everything waiting is ready at once — costs
- * one statement per key instead of one each in a queue. An idle key runs a lone item at once.
+ * `fits` accepts beside the first), so a burst — or a stall of the database, after which everything waiting is ready
+ * at once — costs one statement per key instead of one each in a queue. An idle key runs a lone item at once.
+ *
+ * A batch that has not finished after `timeoutMs` fails its items with BatchTimeoutError and the key moves on (the
+ * work may still complete: callers must be able to retry, as a bank notification can, its id making it idempotent).
  */
 export class KeyedBatcher<I, R> {
   private readonly waiting = new Map<string, { item: I; resolve: (r: R) => void; reject: (e: unknown) => void }[]>();
@@ -11,7 +14,7 @@ export class KeyedBatcher<I, R> {
   constructor(
     /** Runs one batch; returns one settled result per item, in order (a rejected item fails only its own caller). */
     private readonly run: (key: string, items: I[]) => Promise<PromiseSettledResult<R>[]>,
-    private readonly opts: { max: number; fits?: (batch: readonly I[], item: I) => boolean },
+    private readonly opts: { max: number; timeoutMs: number; fits?: (batch: readonly I[], item: I) => boolean },
   ) {}
 
   submit(key: string, item: I): Promise<R> {
@@ -19,8 +22,22 @@ export class KeyedBatcher<I, R> {
       let queue = this.waiting.get(key);
       if (!queue) this.waiting.set(key, (queue = []));
       queue.push({ item, resolve, reject });
-      if (!this.running.has(key)) void this.drain(key);
+      if (!this.running.has(key)) {
+        this.drain(key).catch((e) => {
+          // Not expected (every batch settles its items): fail whatever still waits rather than leave it hanging.
+          for (const w of this.waiting.get(key)?.splice(0) ?? []) w.reject(e);
+        });
+      }
     });
+  }
+
+  private fits(items: readonly I[], item: I): boolean {
+    if (items.length === 0 || !this.opts.fits) return true;
+    try {
+      return this.opts.fits(items, item);
+    } catch {
+      return false; // it runs in a batch of its own
+    }
   }
 
   private async drain(key: string): Promise<void> {
@@ -32,7 +49,7 @@ export class KeyedBatcher<I, R> {
         const batch: typeof queue = [];
         const items: I[] = [];
         for (let i = 0; i < queue.length && batch.length < this.opts.max; ) {
-          if (items.length > 0 && this.opts.fits && !this.opts.fits(items, queue[i].item)) {
+          if (!this.fits(items, queue[i].item)) {
             i++;
             continue;
           }
@@ -41,10 +58,16 @@ export class KeyedBatcher<I, R> {
           items.push(next.item);
         }
         let results: PromiseSettledResult<R>[];
+        let timer: NodeJS.Timeout | undefined;
         try {
-          results = await this.run(key, items);
+          const timedOut = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new BatchTimeoutError(this.opts.timeoutMs)), this.opts.timeoutMs);
+          });
+          results = await Promise.race([this.run(key, items), timedOut]);
         } catch (e) {
           results = items.map(() => ({ status: 'rejected', reason: e }));
+        } finally {
+          clearTimeout(timer);
         }
         batch.forEach((b, i) => {
           const r = results[i];
@@ -56,5 +79,13 @@ export class KeyedBatcher<I, R> {
       this.running.delete(key);
       if (this.waiting.get(key)?.length === 0) this.waiting.delete(key);
     }
+  }
+}
+
+/** A batch that did not finish in time (its work may still complete). Its message names it as a timeout. */
+export class BatchTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(ms: number) {
+    super(`batch did not finish within ${ms} ms (timeout)`);
   }
 }

@@ -153,8 +153,8 @@ function truncationOf(account: BankAccount): number {
   return findBankProvider(account.provider)?.depositorNameLength ?? Number.POSITIVE_INFINITY;
 }
 
-/** A new deposit row (unmatched unless `match` says otherwise), as it will be stored. */
-function newDeposit(account: BankAccount, n: BankNotification, now: Date, opts: { verification: boolean }): Transaction {
+/** A new deposit row, unmatched, as it will be stored. Exported for tests. */
+export function newDeposit(account: BankAccount, n: BankNotification, now: Date, opts: { verification: boolean }): Transaction {
   return {
     id: newId('transaction'),
     workspaceId: account.workspaceId,
@@ -258,7 +258,7 @@ async function storeDepositInOneStatement(
 }
 
 /** A deposit that matched exactly one invoice, ready to be stored together with paying it. */
-interface MatchedDepositWrite {
+export interface MatchedDepositWrite {
   deposit: Transaction;
   /** The deposit as stored when the payment goes through. */
   matched: Transaction;
@@ -270,49 +270,57 @@ interface MatchedDepositWrite {
 
 /** Deposits matched in one statement per workspace at a time, at most this many together. */
 const MATCHED_DEPOSITS_PER_STATEMENT = 64;
-const matchedDepositBatchers = new WeakMap<object, KeyedBatcher<MatchedDepositWrite, Transaction | { fallBack: true; lostCandidateId: string }>>();
+/** A statement of matched deposits that has not answered by then fails its deposits with 503 (the bank retries). */
+const MATCHED_DEPOSITS_TIMEOUT_MS = 30_000;
+type MatchedDepositResult = Transaction | { fallBack: true; lostCandidateId: string };
+const matchedDepositBatchers = new WeakMap<Deps, KeyedBatcher<MatchedDepositWrite, MatchedDepositResult>>();
 
 /**
- * The writer of matched deposits, one per database: per workspace, one statement at a time. Each such statement takes
- * the workspace's row lock until it commits (event sequence numbers, src/domain/events/outbox.ts), so deposits of one
+ * The writer of matched deposits, one per app: per workspace, one statement at a time. Each such statement takes the
+ * workspace's row lock until it commits (event sequence numbers, src/domain/events/outbox.ts), so deposits of one
  * workspace commit one after another anyway; writing those that arrive meanwhile in the next statement together makes
  * a burst, or the backlog of a database stall, one commit instead of a queue of commits each waiting for the last.
  * Two deposits paying the same invoice never share a statement (PostgreSQL would apply only one of two updates of a
  * row in one statement, without saying which): the second waits for the next one, where it finds the invoice paid.
  */
 function matchedDepositWrites(deps: Deps) {
-  let batcher = matchedDepositBatchers.get(deps.sql);
+  let batcher = matchedDepositBatchers.get(deps);
   if (!batcher) {
     batcher = new KeyedBatcher((workspaceId, items) => storeMatchedDeposits(deps, workspaceId, items), {
       max: MATCHED_DEPOSITS_PER_STATEMENT,
+      timeoutMs: MATCHED_DEPOSITS_TIMEOUT_MS,
       fits: (batch, item) => batch.every((b) => b.candidate.id !== item.candidate.id),
     });
-    matchedDepositBatchers.set(deps.sql, batcher);
+    matchedDepositBatchers.set(deps, batcher);
   }
   return batcher;
 }
 
 /**
- * Stores matched deposits of one workspace in one statement: for each, the conditional payment of its invoice, the
- * deposit linked to it, the history line, the buyer's e-mail, and the `invoice.paid` event — for each deposit all or
- * nothing, and the statement is one transaction. A deposit whose invoice changed since it was read (or was paid by
- * another deposit) is not stored: `{ fallBack, lostCandidateId }` (storeDeposit then matches it again). Should the
- * statement fail (e.g. the same notification twice in it), each deposit is written alone, so that an error is only its
- * own. Live subscribers hear of the payments at commit, with the invoices as the statement left them.
+ * Errors of a statement of several deposits that one of them may have caused alone (the same notification twice,
+ * lock order with another writer): each is then written alone, so that the error is only its own. Any other error
+ * (the database unreachable, ...) is every deposit's, at once.
  */
-async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<PromiseSettledResult<Transaction | { fallBack: true; lostCandidateId: string }>[]> {
+const RETRY_ALONE = new Set(['23505', '40P01', '40001']);
+
+/**
+ * Stores matched deposits of one workspace (see storeMatchedDepositsInOneStatement); one result per deposit, in order.
+ */
+async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<PromiseSettledResult<MatchedDepositResult>[]> {
   if (items.length > 1) {
     try {
       return (await storeMatchedDepositsInOneStatement(deps, workspaceId, items)).map((value) => ({ status: 'fulfilled', value }));
-    } catch {
-      // Each alone below: the statement wrote nothing.
+    } catch (e) {
+      const code = (e as { code?: unknown })?.code;
+      if (typeof code !== 'string' || !RETRY_ALONE.has(code)) return items.map(() => ({ status: 'rejected', reason: e }));
+      deps.log.info({ code, deposits: items.length }, 'a statement of several matched deposits failed; writing each alone');
     }
   }
-  const out: PromiseSettledResult<Transaction | { fallBack: true; lostCandidateId: string }>[] = [];
+  const out: PromiseSettledResult<MatchedDepositResult>[] = [];
   for (const item of items) {
     try {
       const [value] = await storeMatchedDepositsInOneStatement(deps, workspaceId, [item]);
-      out.push({ status: 'fulfilled', value });
+      out.push({ status: 'fulfilled', value: value! });
     } catch (reason) {
       out.push({ status: 'rejected', reason });
     }
@@ -320,13 +328,23 @@ async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: Matc
   return out;
 }
 
-async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<(Transaction | { fallBack: true; lostCandidateId: string })[]> {
-  deps.observe?.matchedDepositBatch?.(items.length);
+/**
+ * Stores matched deposits of one workspace in one statement (one transaction): for each, the conditional payment of
+ * its invoice, the deposit linked to it, the history line, the buyer's e-mail, and the `invoice.paid` event — all or
+ * nothing per deposit. A deposit whose invoice changed since it was read (or was paid by another deposit) is not
+ * stored: `{ fallBack, lostCandidateId }` (storeDeposit then matches it again). The invoices are locked in id order
+ * (the CTEs run in the order written), so two such statements never wait for each other in a cycle; the events are
+ * numbered in that order. After the commit, live subscribers hear of the payments, with the invoices as the statement
+ * left them; only the statement can throw. Exported for tests.
+ */
+export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: string, items: readonly MatchedDepositWrite[]): Promise<MatchedDepositResult[]> {
+  const order = items.map((_, i) => i).sort((a, b) => (items[a]!.candidate.id < items[b]!.candidate.id ? -1 : items[a]!.candidate.id > items[b]!.candidate.id ? 1 : a - b));
+  const sorted = order.map((i) => items[i]!);
   const s = new SqlParams();
   const ctes: string[] = [];
-  const events = items.map((it) => paidByDepositEvent(paidByDeposit(it.candidate, it.now), it.matched, it.now));
+  const events = sorted.map((it) => paidByDepositEvent(paidByDeposit(it.candidate, it.now), it.matched, it.now));
   const stored = (i: number) => `EXISTS (SELECT 1 FROM deposit_${i})`;
-  items.forEach((it, i) => {
+  sorted.forEach((it, i) => {
     ctes.push(
       `paid_${i} AS (${payInvoiceSql(s, it.candidate, it.now, { unchangedSince: it.candidate.updatedAt })})`,
       `deposit_${i} AS (${depositInsertSql(s, it.deposit, { from: `paid_${i}`, method: it.method, at: it.now })})`,
@@ -334,18 +352,19 @@ async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: strin
     );
     if (it.mail) ctes.push(emailInsertCtes(s, it.mail, { name: `email_${i}`, guard: stored(i) }).sql);
   });
-  const eventCtes = eventInsertCtes(s, workspaceId, events, items.length === 1 ? { name: 'event', guard: stored(0) } : { name: 'event', guards: items.map((_, i) => stored(i)) });
+  const eventCtes = eventInsertCtes(s, workspaceId, events, sorted.length === 1 ? { name: 'event', guard: stored(0) } : { name: 'event', guards: sorted.map((_, i) => stored(i)) });
   ctes.push(eventCtes.sql);
   const rows = await deps.sql.query<Transaction & { item: number; eventSequence: string | number | bigint | null }>(
     `WITH ${ctes.join(',\n')}
-     ${items.map((_, i) => `SELECT ${i} AS item, d.*, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
+     ${sorted.map((_, i) => `SELECT ${i} AS item, d.*, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
     s.values,
     // One deposit: two variants of this text (with and without the e-mail), prepared. Several: text of their own.
-    { prepare: items.length === 1 },
+    { prepare: sorted.length === 1 },
   );
+  deps.observe?.matchedDepositBatch?.(sorted.length);
   const byItem = new Map(rows.map(({ item, ...row }) => [Number(item), row]));
   const committed: CommittedEvent[] = [];
-  const results = items.map((it, i): Transaction | { fallBack: true; lostCandidateId: string } => {
+  const results = sorted.map((it, i): MatchedDepositResult => {
     const row = byItem.get(i);
     if (!row) return { fallBack: true, lostCandidateId: it.candidate.id };
     const { eventSequence, ...deposit } = row;
@@ -363,10 +382,17 @@ async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: strin
     });
     return deposit;
   });
-  // Committed: live subscribers hear of the payments now, in sequence order.
-  if (committed.length > 0) deps.onEventsCommitted(committed.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1)));
-  if (items.some((it, i) => it.mail && byItem.has(i))) deps.onJobsQueued();
-  return results;
+  try {
+    // Committed (in sequence order, which is the order written): live subscribers hear of the payments now.
+    if (committed.length > 0) deps.onEventsCommitted(committed);
+    if (sorted.some((it, i) => it.mail && byItem.has(i))) deps.onJobsQueued();
+  } catch (e) {
+    // The deposits are stored: the dispatcher still publishes their events; nothing here may fail their callers.
+    deps.log.error({ err: e }, 'telling subscribers of committed deposits failed');
+  }
+  const inInputOrder: MatchedDepositResult[] = new Array(items.length);
+  order.forEach((input, i) => (inInputOrder[input] = results[i]!));
+  return inInputOrder;
 }
 
 function ambiguousNote(method: string, candidates: readonly Invoice[]) {

@@ -1,0 +1,83 @@
+/**
+ * Matched deposits written together (src/domain/deposits/deposits.ts, storeMatchedDepositsInOneStatement): in a
+ * statement of several, a deposit whose invoice changed since it was read is not stored (it falls back to a full
+ * transaction) while the others are stored whole — payment, deposit, history line, event — with their events numbered
+ * without gaps and told to live subscribers once each, with the paid invoice. PGlite and PostgreSQL (TEST_DATABASE_URL).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { newDeposit, storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/deposits.ts';
+import type { CommittedEvent } from '../../src/domain/events/outbox.ts';
+import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { checkInvariants } from '../helpers/invariants.ts';
+
+describe(`matched deposits written together on ${dbLabel}`, () => {
+  let t: TestApp;
+  let m: Bootstrapped;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    m = await bootstrap(t.client);
+  });
+  afterAll(() => t?.stop());
+
+  it('a statement of several: deposits whose invoice changed meanwhile fall back; the others are stored whole, numbered without gaps, told once', async () => {
+    const names = ['묶음가', '묶음나', '묶음다', '묶음라'];
+    const ids: string[] = [];
+    for (const [i, name] of names.entries()) {
+      const r = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount: 31_000 + i } });
+      expect(r.status).toBe(201);
+      ids.push(r.body.data.id);
+    }
+    const prisma = t.app.db.prisma;
+    const account = await prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
+    const read = await prisma.invoice.findMany({ where: { id: { in: ids } } });
+    const invoices = ids.map((id) => read.find((x) => x.id === id)!);
+    // The second and fourth change after they were read (as a concurrent mark-as-paid would).
+    for (const id of [ids[1], ids[3]]) expect((await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: m.apiKey.secret })).status).toBe(200);
+    const [{ eventSeq: before }] = await t.app.db.sql.query<{ eventSeq: string }>(`SELECT "eventSeq"::text AS "eventSeq" FROM "Workspace" WHERE id = $1`, [m.workspaceId]);
+
+    const told: CommittedEvent[] = [];
+    let jobsWoken = 0;
+    const deps = { ...t.app.deps, onEventsCommitted: (c?: CommittedEvent[]) => void told.push(...(c ?? [])), onJobsQueued: () => void jobsWoken++ };
+    const now = new Date();
+    const items: MatchedDepositWrite[] = invoices.map((inv, i) => {
+      const deposit = newDeposit(account, { notificationId: `together-${i}`, depositorName: inv.customerName, amount: inv.amount, receivedAt: now }, now, { verification: false });
+      return { deposit, matched: { ...deposit, matchedInvoiceId: inv.id, matchMethod: 'EXACT', matchedAt: now }, candidate: inv, method: 'EXACT', now, mail: null };
+    });
+    // Given in reverse id order: the statement locks (and numbers) them in id order, and answers in the order given.
+    const results = await storeMatchedDepositsInOneStatement(deps, m.workspaceId, [...items].reverse());
+    const byInvoice = new Map([...items].reverse().map((it, i) => [it.candidate.id, results[i]]));
+
+    expect(byInvoice.get(ids[1])).toEqual({ fallBack: true, lostCandidateId: ids[1] });
+    expect(byInvoice.get(ids[3])).toEqual({ fallBack: true, lostCandidateId: ids[3] });
+    for (const i of [0, 2]) expect(byInvoice.get(ids[i])).toMatchObject({ id: items[i].deposit.id, matchedInvoiceId: ids[i], matchMethod: 'EXACT', notificationId: `together-${i}` });
+
+    const stored = await t.app.db.sql.query<{ notificationId: string; matchedInvoiceId: string }>(
+      `SELECT "notificationId", "matchedInvoiceId" FROM "Transaction" WHERE "notificationId" LIKE 'together-%' ORDER BY "notificationId"`,
+    );
+    expect(stored).toEqual([
+      { notificationId: 'together-0', matchedInvoiceId: ids[0] },
+      { notificationId: 'together-2', matchedInvoiceId: ids[2] },
+    ]);
+    const history = await t.app.db.sql.query<{ invoiceId: string; trigger: string }>(
+      `SELECT "invoiceId", data->>'trigger' AS trigger FROM "InvoiceHistoryEntry" WHERE type = 'paid' AND "invoiceId" = ANY($1::text[]) ORDER BY "invoiceId"`,
+      [ids],
+    );
+    expect(history.filter((h) => h.trigger === 'DEPOSIT').map((h) => h.invoiceId).sort()).toEqual([ids[0], ids[2]].sort());
+    const events = await t.app.db.sql.query<{ id: string; invoiceId: string; sequence: string }>(
+      `SELECT id, "invoiceId", sequence::text FROM "Event" WHERE "workspaceId" = $1 AND sequence > $2::bigint ORDER BY sequence`,
+      [m.workspaceId, before],
+    );
+    const lower = [ids[0], ids[2]].sort();
+    expect(events.map((e) => [e.invoiceId, Number(e.sequence) - Number(before)])).toEqual([
+      [lower[0], 1],
+      [lower[1], 2],
+    ]);
+    const [{ eventSeq: after }] = await t.app.db.sql.query<{ eventSeq: string }>(`SELECT "eventSeq"::text AS "eventSeq" FROM "Workspace" WHERE id = $1`, [m.workspaceId]);
+    expect(Number(after) - Number(before)).toBe(2);
+
+    expect(told.map((e) => [e.id, e.sequence, e.type, e.invoiceId, (e.invoice as { status?: string }).status])).toEqual(events.map((e) => [e.id, e.sequence, 'invoice.paid', e.invoiceId, 'PAID']));
+    expect(jobsWoken).toBe(0); // no e-mail was queued
+    expect(await checkInvariants(t.app.db.sql)).toEqual([]);
+  });
+});
