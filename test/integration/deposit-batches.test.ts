@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
-import { newDeposit, storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/deposits.ts';
+import { newDeposit, storeMatchedDeposits, storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/deposits.ts';
+import { isUniqueViolation } from '../../src/domain/prisma-errors.ts';
 import type { CommittedEvent } from '../../src/domain/events/outbox.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
@@ -78,6 +79,38 @@ describe(`matched deposits written together on ${dbLabel}`, () => {
 
     expect(told.map((e) => [e.id, e.sequence, e.type, e.invoiceId, (e.invoice as { status?: string }).status])).toEqual(events.map((e) => [e.id, e.sequence, 'invoice.paid', e.invoiceId, 'PAID']));
     expect(jobsWoken).toBe(0); // no e-mail was queued
+    expect(await checkInvariants(t.app.db.sql)).toEqual([]);
+  });
+
+  it('a statement of several that one deposit makes fail (its notification twice) writes each alone: that error is only its own', async () => {
+    const names = ['홀로가', '홀로나', '홀로다'];
+    const ids: string[] = [];
+    for (const [i, name] of names.entries()) {
+      const r = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount: 41_000 + i } });
+      expect(r.status).toBe(201);
+      ids.push(r.body.data.id);
+    }
+    const account = await t.app.db.prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
+    const read = await t.app.db.prisma.invoice.findMany({ where: { id: { in: ids } } });
+    const now = new Date();
+    const items: MatchedDepositWrite[] = ids.map((id, i) => {
+      const inv = read.find((x) => x.id === id)!;
+      // The first two carry the same notification id (a bank feed sending one deposit twice, with different bodies).
+      const deposit = newDeposit(account, { notificationId: i < 2 ? 'alone-same' : 'alone-other', depositorName: inv.customerName, amount: inv.amount, receivedAt: now }, now, { verification: false });
+      return { deposit, matched: { ...deposit, matchedInvoiceId: inv.id, matchMethod: 'EXACT', matchedAt: now }, candidate: inv, method: 'EXACT', now, mail: null };
+    });
+    const results = await storeMatchedDeposits(t.app.deps, m.workspaceId, items);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(isUniqueViolation((results[1] as PromiseRejectedResult).reason, 'notificationId')).toBe(true);
+    const stored = await t.app.db.sql.query<{ notificationId: string; matchedInvoiceId: string }>(
+      `SELECT "notificationId", "matchedInvoiceId" FROM "Transaction" WHERE "notificationId" LIKE 'alone-%' ORDER BY "notificationId"`,
+    );
+    expect(stored).toEqual([
+      { notificationId: 'alone-other', matchedInvoiceId: ids[2] },
+      { notificationId: 'alone-same', matchedInvoiceId: ids[0] },
+    ]);
+    const pending = await t.app.db.sql.query<{ status: string }>(`SELECT status::text FROM "Invoice" WHERE id = $1`, [ids[1]]);
+    expect(pending[0].status).toBe('PENDING'); // nothing of the failed deposit was written
     expect(await checkInvariants(t.app.db.sql)).toEqual([]);
   });
 });

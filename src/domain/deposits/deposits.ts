@@ -305,8 +305,9 @@ const RETRY_ALONE = new Set(['23505', '40P01', '40001']);
 
 /**
  * Stores matched deposits of one workspace (see storeMatchedDepositsInOneStatement); one result per deposit, in order.
+ * Exported for tests.
  */
-async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<PromiseSettledResult<MatchedDepositResult>[]> {
+export async function storeMatchedDeposits(deps: Deps, workspaceId: string, items: MatchedDepositWrite[]): Promise<PromiseSettledResult<MatchedDepositResult>[]> {
   if (items.length > 1) {
     try {
       return (await storeMatchedDepositsInOneStatement(deps, workspaceId, items)).map((value) => ({ status: 'fulfilled', value }));
