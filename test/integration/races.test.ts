@@ -71,7 +71,7 @@ describe(`races on ${dbLabel}`, () => {
     return { deposits: read('deposit_matched_statement_deposits_sum'), statements: read('deposit_matched_statement_deposits_count') };
   }
 
-  it(`${N} simultaneous deposits for ${N} invoices of one workspace: each pays its own, several per statement, events numbered without gaps`, async () => {
+  it(`${N} simultaneous deposits for ${N} invoices of one workspace: each pays its own, events numbered without gaps (on PostgreSQL several share a statement)`, async () => {
     const invoices = [];
     for (let i = 0; i < N; i++) {
       const r = await create({ bankAccountIds: [], customer: { name: `묶음입금${i}` }, amount: 12_000 + i });
