@@ -78,7 +78,7 @@ export interface Deps {
   onEventsCommitted(committed?: CommittedEvent[]): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
   onJobsQueued(): void;
-  /** Observations for metrics (a deposit's matching outcome; how many matched deposits one statement stored). */
+  /** Observations for metrics (a deposit's matching outcome; how many matched deposits one statement wrote). */
   observe?: { matchOutcome(outcome: string): void; matchedDepositBatch?(deposits: number): void };
 }
 

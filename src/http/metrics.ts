@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics at GET /metrics: HTTP and GraphQL timings, deposit match outcomes and write batches, webhook attempts and
- * failures, outbox lag, and the process's own metrics. One registry per app (tests run several apps in one process).
+ * Prometheus metrics at GET /metrics: HTTP and GraphQL timings, deposit match outcomes and write statements, webhook
+ * attempts and failures, outbox lag, and the process's own metrics. One registry per app (tests run several apps in one process).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -46,7 +46,7 @@ export class Metrics {
     });
     this.matchedDepositBatch = new Histogram({
       name: 'deposit_matched_statement_deposits',
-      help: 'Matched deposits of one workspace stored by one statement (those that arrive while the previous one commits share the next).',
+      help: 'Matched deposits of one workspace written by one statement (those that arrive while the previous one commits share the next; a deposit whose invoice changed meanwhile falls back and is counted too).',
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [this.registry],
     });

@@ -9,8 +9,15 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { newDeposit, storeMatchedDeposits, storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/deposits.ts';
 import { isUniqueViolation } from '../../src/domain/prisma-errors.ts';
 import type { CommittedEvent } from '../../src/domain/events/outbox.ts';
+import type { BankAccount, Invoice } from '../../src/generated/prisma/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
+
+/** A deposit matched (EXACT) to `inv`, as storeDepositInOneStatement hands it to the writer. */
+function matchedWrite(account: BankAccount, inv: Invoice, notificationId: string, now: Date): MatchedDepositWrite {
+  const deposit = newDeposit(account, { notificationId, depositorName: inv.customerName, amount: inv.amount, receivedAt: now }, now, { verification: false });
+  return { deposit, matched: { ...deposit, matchedInvoiceId: inv.id, matchMethod: 'EXACT', matchedAt: now }, candidate: inv, method: 'EXACT', now, mail: null };
+}
 
 describe(`matched deposits written together on ${dbLabel}`, () => {
   let t: TestApp;
@@ -41,10 +48,7 @@ describe(`matched deposits written together on ${dbLabel}`, () => {
     let jobsWoken = 0;
     const deps = { ...t.app.deps, onEventsCommitted: (c?: CommittedEvent[]) => void told.push(...(c ?? [])), onJobsQueued: () => void jobsWoken++ };
     const now = new Date();
-    const items: MatchedDepositWrite[] = invoices.map((inv, i) => {
-      const deposit = newDeposit(account, { notificationId: `together-${i}`, depositorName: inv.customerName, amount: inv.amount, receivedAt: now }, now, { verification: false });
-      return { deposit, matched: { ...deposit, matchedInvoiceId: inv.id, matchMethod: 'EXACT', matchedAt: now }, candidate: inv, method: 'EXACT', now, mail: null };
-    });
+    const items = invoices.map((inv, i) => matchedWrite(account, inv, `together-${i}`, now));
     // Given in reverse id order: the statement locks (and numbers) them in id order, and answers in the order given.
     const results = await storeMatchedDepositsInOneStatement(deps, m.workspaceId, [...items].reverse());
     const byInvoice = new Map([...items].reverse().map((it, i) => [it.candidate.id, results[i]]));
@@ -93,12 +97,8 @@ describe(`matched deposits written together on ${dbLabel}`, () => {
     const account = await t.app.db.prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
     const read = await t.app.db.prisma.invoice.findMany({ where: { id: { in: ids } } });
     const now = new Date();
-    const items: MatchedDepositWrite[] = ids.map((id, i) => {
-      const inv = read.find((x) => x.id === id)!;
-      // The first two carry the same notification id (a bank feed sending one deposit twice, with different bodies).
-      const deposit = newDeposit(account, { notificationId: i < 2 ? 'alone-same' : 'alone-other', depositorName: inv.customerName, amount: inv.amount, receivedAt: now }, now, { verification: false });
-      return { deposit, matched: { ...deposit, matchedInvoiceId: inv.id, matchMethod: 'EXACT', matchedAt: now }, candidate: inv, method: 'EXACT', now, mail: null };
-    });
+    // The first two carry the same notification id (a bank feed sending one deposit twice, with different bodies).
+    const items = ids.map((id, i) => matchedWrite(account, read.find((x) => x.id === id)!, i < 2 ? 'alone-same' : 'alone-other', now));
     const results = await storeMatchedDeposits(t.app.deps, m.workspaceId, items);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(isUniqueViolation((results[1] as PromiseRejectedResult).reason, 'notificationId')).toBe(true);
