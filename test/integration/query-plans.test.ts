@@ -87,4 +87,14 @@ describe(`query plans on ${dbLabel}`, () => {
     });
     expect(hot).toBe(1);
   });
+
+  it('every trigram GIN index merges its pending list at 256 kB, not at the 4 MB default (one long merge inside a deposit held the workspace up)', async () => {
+    const gin = await db.database.sql.query<{ index: string; options: string[] | null }>(
+      `SELECT c.relname AS index, c.reloptions AS options
+         FROM pg_class c JOIN pg_am am ON am.oid = c.relam
+        WHERE am.amname = 'gin' AND c.relnamespace = current_schema()::regnamespace ORDER BY c.relname`,
+    );
+    expect(gin.map((g) => g.index)).toEqual(['CashReceipt_searchText_idx', 'Invoice_searchText_idx', 'Transaction_searchText_idx']);
+    for (const g of gin) expect({ index: g.index, options: g.options }).toEqual({ index: g.index, options: ['gin_pending_list_limit=256'] });
+  });
 });
