@@ -1,8 +1,8 @@
 /**
- * The outbox dispatcher: after commit, fans committed events out. In one statement per batch it marks the events
- * dispatched and creates a webhook dispatch for every webhook that receives them; after that it publishes them to live
- * subscribers. Claims use FOR UPDATE
- * SKIP LOCKED, so several instances share the work; an event committed before a crash is dispatched after restart.
+ * The outbox dispatcher: after commit, fans committed events out. In one statement per batch it takes the events off
+ * the outbox queue ("OutboxEntry") and creates a webhook dispatch for every webhook that receives them; after that it
+ * publishes them to live subscribers. Claims use FOR UPDATE SKIP LOCKED, so several instances share the work; an
+ * event committed before a crash is still queued after restart, and dispatched then.
  */
 import type { Logger } from 'pino';
 import type { Event } from '../generated/prisma/client.ts';
@@ -18,18 +18,25 @@ const BATCH = 200;
 const DISPATCH_DELAY_AFTER_PUBLISH_MS = 50;
 
 /**
- * One dispatch batch, in one statement (prepared): claims up to BATCH undispatched events (FOR UPDATE SKIP LOCKED, so
- * instances share the work), marks them dispatched, creates a dispatch for every webhook that receives them, and
- * returns them with each one's invoice row. $1 now, $2/$3 the event types V1/V2 webhooks receive.
+ * One dispatch batch, in one statement (prepared): claims up to BATCH queued events (FOR UPDATE SKIP LOCKED on their
+ * "OutboxEntry" rows, so instances share the work) and deletes their queue rows, creates a dispatch for every webhook
+ * that receives them, and returns them with each one's invoice row. $1 now, $2/$3 the event types V1/V2 webhooks
+ * receive. The event rows themselves are only read: written once, never updated (see "OutboxEntry" in the schema).
  *
- * Each event's invoice is read by a correlated subquery (one primary-key probe per event). As a join, the statement's
- * generic plan estimated ~170 claimed events and hashed the whole Invoice table: a sequential scan per batch that
- * grows with the invoices (16 ms at 17,600 of them, every ~50 ms under load; test/integration/query-plans.test.ts).
+ * Each event, and each event's invoice, is read by primary key (a LATERAL subquery kept from being flattened by
+ * OFFSET 0, and a correlated subquery). As joins, the statement's generic plan estimated ~170 claimed events and
+ * hashed the whole table: a sequential scan per batch that grows with the rows (16 ms at 17,600 invoices, every
+ * ~50 ms under load; test/integration/query-plans.test.ts).
  */
-export const DISPATCH_BATCH_SQL = `WITH claimed AS (
-         UPDATE "Event" SET "dispatchedAt" = $1::timestamptz
-          WHERE id IN (SELECT id FROM "Event" WHERE "dispatchedAt" IS NULL ORDER BY "createdAt", sequence LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-         RETURNING id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt"
+export const DISPATCH_BATCH_SQL = `WITH queued AS (
+         DELETE FROM "OutboxEntry"
+          WHERE "eventId" IN (SELECT "eventId" FROM "OutboxEntry" ORDER BY "createdAt", sequence LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+         RETURNING "eventId"
+       ), claimed AS (
+         SELECT e.* FROM queued q
+          CROSS JOIN LATERAL (
+            SELECT id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt" FROM "Event" WHERE id = q."eventId" OFFSET 0
+          ) e
        ), dispatched AS (
          INSERT INTO "WebhookDispatch" (id, "webhookId", "eventId", status, attempts, "nextAttemptAt", "createdAt", "updatedAt")
          SELECT 'whp_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24), h.id, c.id, 'PENDING', 0, $1::timestamptz, $1::timestamptz, $1::timestamptz
@@ -97,7 +104,8 @@ export class OutboxDispatcher {
   /**
    * Events already published to live subscribers by the process that committed them (src/domain: the deposit hot
    * path): the dispatcher does not publish them again (subscribers drop the rare repeat that still happens, e.g. when
-   * another instance dispatches them) and runs a little later, so that a burst of them is marked in one statement.
+   * another instance dispatches them) and runs a little later, so that a burst of them is taken off the queue in one
+   * statement.
    */
   publishedAtCommit(events: BusEvent[]): void {
     if (this.published.size > 10_000) this.published.clear(); // ids another instance dispatched would stay forever
@@ -109,8 +117,8 @@ export class OutboxDispatcher {
   }
 
   /**
-   * Dispatches one batch of committed, undispatched events in one statement: claims them (FOR UPDATE SKIP LOCKED),
-   * marks them dispatched and creates a dispatch for every webhook that receives them; then publishes them to live
+   * Dispatches one batch of committed, queued events in one statement: claims them (FOR UPDATE SKIP LOCKED), takes
+   * them off the queue and creates a dispatch for every webhook that receives them; then publishes them to live
    * subscribers, each with its invoice as it is now (read by the same statement, once for every subscriber of every
    * instance). Returns how many.
    */

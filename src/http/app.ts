@@ -133,7 +133,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 
   const metrics = new Metrics({
     outboxLagSeconds: async () => {
-      const rows = await db.sql.query<{ at: Date | null }>(`SELECT min("createdAt") AS at FROM "Event" WHERE "dispatchedAt" IS NULL`);
+      const rows = await db.sql.query<{ at: Date | null }>(`SELECT min("createdAt") AS at FROM "OutboxEntry"`);
       return rows[0]?.at ? Math.max(0, (clock.now().getTime() - new Date(rows[0].at).getTime()) / 1000) : 0;
     },
   });

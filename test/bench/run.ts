@@ -664,8 +664,8 @@ async function webhookThroughput(app: AppProcess, db: Scratch) {
     }
     // How long the outbox fan-out (dispatcher: events → webhook dispatches) took of it, by the database's clock.
     const [{ fanout }] = (
-      await c.query<{ fanout: number }>(`SELECT extract(epoch FROM max("dispatchedAt") - $2::timestamptz) AS fanout FROM "Event" WHERE "workspaceId" = $1 AND "dispatchedAt" >= $2::timestamptz`, [
-        b.workspaceId,
+      await c.query<{ fanout: number }>(`SELECT extract(epoch FROM max("createdAt") - $2::timestamptz) AS fanout FROM "WebhookDispatch" WHERE "webhookId" = $1 AND "createdAt" >= $2::timestamptz`, [
+        hook.createWebhook.webhook.id,
         committedAt,
       ])
     ).rows;

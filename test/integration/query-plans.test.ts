@@ -34,8 +34,8 @@ describe(`query plans on ${dbLabel}`, () => {
        INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", amount, "searchText")
          SELECT 'ivc_plan' || g, 'wsp_plan', g, 'acc_plan', '손님' || g, 1000 + g, 'x' || g FROM generate_series(1, ${INVOICES}) g;
        INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", data)
-         SELECT 'evt_plan' || g, 'wsp_plan', g, 'invoice.paid', 'ivc_plan' || g, '{}'::jsonb FROM generate_series(1, 500) g;
-       ANALYZE "Invoice"; ANALYZE "Event";`,
+         SELECT 'evt_plan' || g, 'wsp_plan', g, 'invoice.paid', 'ivc_plan' || g, '{}'::jsonb FROM generate_series(1, ${INVOICES}) g;
+       ANALYZE "Invoice"; ANALYZE "Event"; ANALYZE "OutboxEntry";`,
     );
   }, 120_000);
   afterAll(async () => {
@@ -63,6 +63,42 @@ describe(`query plans on ${dbLabel}`, () => {
     const onInvoice = nodes(plan).filter((n) => n['Relation Name'] === 'Invoice');
     expect(onInvoice.map((n) => n['Node Type'])).toEqual(['Index Scan']);
     expect(onInvoice[0]['Index Name']).toBe('Invoice_pkey');
+  });
+
+  it(`the outbox dispatcher reads each claimed event by primary key, never by scanning every event (${INVOICES.toLocaleString('en')} events)`, async () => {
+    const plan = await genericPlan(DISPATCH_BATCH_SQL, ['timestamptz', 'text[]', 'text[]'], [`now()`, `'{invoice.paid}'`, `'{invoice.paid}'`]);
+    const onEvent = nodes(plan).filter((n) => n['Relation Name'] === 'Event');
+    expect(onEvent.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'Event_pkey']]);
+  });
+
+  it('every inserted event is queued in its own transaction (a rolled-back one is not), and dispatching deletes the queue rows without updating an event', async () => {
+    const queued = async (ids: string[]) =>
+      (await db.database.sql.query<{ id: string }>(`SELECT "eventId" AS id FROM "OutboxEntry" WHERE "eventId" = ANY($1::text[]) ORDER BY "eventId"`, [ids])).map((r) => r.id);
+    const insert = `INSERT INTO "Event" (id, "workspaceId", sequence, type, "invoiceId", data)
+                    SELECT 'evt_queue' || g, 'wsp_plan', 100000 + g, 'invoice.paid', 'ivc_plan' || g, '{}'::jsonb FROM generate_series($1::int, $2::int) g`;
+    await db.database.sql
+      .transaction(async (q) => {
+        await q.query(insert, [1, 2]);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    expect(await queued(['evt_queue1', 'evt_queue2'])).toEqual([]);
+    await db.database.sql.query(insert, [3, 4]);
+    expect(await queued(['evt_queue3', 'evt_queue4'])).toEqual(['evt_queue3', 'evt_queue4']);
+    // The dispatcher's statement takes queued events (the oldest first, up to its batch) off the queue, updating none.
+    const updated = await db.database.sql.transaction(async (q) => {
+      let claimed = 0;
+      for (;;) {
+        const rows = await q.query(DISPATCH_BATCH_SQL, [new Date().toISOString(), ['invoice.paid'], ['invoice.paid']]);
+        if (rows.length === 0) break;
+        claimed += rows.length;
+      }
+      expect(claimed).toBe(INVOICES + 2);
+      const [row] = await q.query<{ n: string | number }>(`SELECT pg_stat_get_xact_tuples_updated('"Event"'::regclass) AS n`);
+      return Number(row.n);
+    });
+    expect(updated).toBe(0);
+    expect(await queued(['evt_queue3', 'evt_queue4'])).toEqual([]);
   });
 
   it('paying an invoice is a heap-only update: no index of "Invoice" covers a column the payment changes', async () => {
