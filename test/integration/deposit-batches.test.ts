@@ -56,6 +56,8 @@ describe(`matched deposits written together on ${dbLabel}`, () => {
     expect(byInvoice.get(ids[1])).toEqual({ fallBack: true, lostCandidateId: ids[1] });
     expect(byInvoice.get(ids[3])).toEqual({ fallBack: true, lostCandidateId: ids[3] });
     for (const i of [0, 2]) expect(byInvoice.get(ids[i])).toMatchObject({ id: items[i].deposit.id, matchedInvoiceId: ids[i], matchMethod: 'EXACT', notificationId: `together-${i}` });
+    // What a stored deposit answers (built in the process, not read back) is the row as the database has it.
+    for (const i of [0, 2]) expect(byInvoice.get(ids[i])).toEqual(await t.app.db.prisma.transaction.findUnique({ where: { id: items[i].deposit.id } }));
 
     const stored = await t.app.db.sql.query<{ notificationId: string; matchedInvoiceId: string }>(
       `SELECT "notificationId", "matchedInvoiceId" FROM "Transaction" WHERE "notificationId" LIKE 'together-%' ORDER BY "notificationId"`,

@@ -355,9 +355,11 @@ export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId
   });
   const eventCtes = eventInsertCtes(s, workspaceId, events, sorted.length === 1 ? { name: 'event', guard: stored(0) } : { name: 'event', guards: sorted.map((_, i) => stored(i)) });
   ctes.push(eventCtes.sql);
-  const rows = await deps.sql.query<Transaction & { item: number; eventSequence: string | number | bigint | null }>(
+  // Each stored deposit answers with its event's sequence only: the row written is `it.matched`, which this process
+  // built (parsing the whole row back cost more than the rest of the answer).
+  const rows = await deps.sql.query<{ item: number; eventSequence: string | number | bigint | null }>(
     `WITH ${ctes.join(',\n')}
-     ${sorted.map((_, i) => `SELECT ${i} AS item, d.*, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
+     ${sorted.map((_, i) => `SELECT ${i} AS item, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
     s.values,
     // One deposit: two variants of this text (with and without the e-mail), prepared. Several: text of their own.
     { prepare: sorted.length === 1 },
@@ -368,7 +370,7 @@ export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId
   const results = sorted.map((it, i): MatchedDepositResult => {
     const row = byItem.get(i);
     if (!row) return { fallBack: true, lostCandidateId: it.candidate.id };
-    const { eventSequence, ...deposit } = row;
+    const { eventSequence } = row;
     const paid = paidByDeposit(it.candidate, it.now);
     committed.push({
       id: eventCtes.ids[i]!,
@@ -381,7 +383,7 @@ export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId
       createdAt: it.now,
       invoice: jsonRow(paid),
     });
-    return deposit;
+    return it.matched;
   });
   try {
     // Committed (in sequence order, which is the order written): live subscribers hear of the payments now.
