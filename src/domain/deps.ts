@@ -73,7 +73,7 @@ export interface Deps {
   /**
    * Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). With `committed`, the
    * caller hands over the events it wrote, complete: live subscribers get them at once, and the dispatcher (which still
-   * marks them dispatched and starts their webhook deliveries) may take its time and batch.
+   * takes them off the outbox queue and starts their webhook deliveries) may take its time and batch.
    */
   onEventsCommitted(committed?: CommittedEvent[]): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
