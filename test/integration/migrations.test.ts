@@ -101,4 +101,23 @@ describe(`migrations on ${dbLabel}`, () => {
     const r = await db.sql.query<{ v: number }>(`SELECT twice(21) AS v`);
     expect(r[0].v).toBe(42);
   });
+
+  it('upgrading to the outbox queue table queues the events not dispatched yet, and only those', async () => {
+    current = await freshDatabase({ migrated: false });
+    const db = current.database;
+    const all = readMigrations();
+    const at = all.findIndex((m) => m.name.endsWith('_outbox_queue'));
+    expect(at).toBeGreaterThan(0);
+    await migrate(db, all.slice(0, at));
+    await db.sql.exec(
+      `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_up', 'up@example.com', 'u', 'x');
+       INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_up', 'w', 'acc_up');
+       INSERT INTO "Event" (id, "workspaceId", sequence, type, data, "createdAt", "dispatchedAt") VALUES
+         ('evt_done', 'wsp_up', 1, 'invoice.created', '{}', '2026-11-01T00:00:00Z', '2026-11-01T00:00:01Z'),
+         ('evt_waiting', 'wsp_up', 2, 'invoice.paid', '{}', '2026-11-01T00:00:02Z', NULL);`,
+    );
+    await migrate(db, all);
+    const queued = await db.sql.query<{ eventId: string; sequence: string | number; createdAt: Date }>(`SELECT "eventId", sequence, "createdAt" FROM "OutboxEntry"`);
+    expect(queued.map((q) => [q.eventId, Number(q.sequence), new Date(q.createdAt).toISOString()])).toEqual([['evt_waiting', 2, '2026-11-01T00:00:02.000Z']]);
+  });
 });

@@ -3,6 +3,10 @@
 -- update its row: a new version of the whole row (the JSON payload included) and an entry in each of its four indexes,
 -- about a quarter of a deposit's WAL. Event rows are now written once and never updated.
 
+-- No event may be inserted while the queue is set up (instances still running the previous code keep writing events):
+-- one committed between the copy below and the trigger would be in neither. Reads go on.
+LOCK TABLE "Event" IN EXCLUSIVE MODE;
+
 -- CreateTable
 CREATE TABLE "OutboxEntry" (
     "eventId" TEXT NOT NULL,
