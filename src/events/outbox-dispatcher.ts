@@ -26,7 +26,8 @@ const DISPATCH_DELAY_AFTER_PUBLISH_MS = 50;
  * Each event, and each event's invoice, is read by primary key (a LATERAL subquery kept from being flattened by
  * OFFSET 0, and a correlated subquery). As joins, the statement's generic plan estimated ~170 claimed events and
  * hashed the whole table: a sequential scan per batch that grows with the rows (16 ms at 17,600 invoices, every
- * ~50 ms under load; test/integration/query-plans.test.ts).
+ * ~50 ms under load; test/integration/query-plans.test.ts). A queue row whose event is gone (nothing in the service
+ * deletes events; deleting a workspace by hand would) is deleted with the rest and returns nothing.
  */
 export const DISPATCH_BATCH_SQL = `WITH queued AS (
          DELETE FROM "OutboxEntry"

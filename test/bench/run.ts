@@ -662,7 +662,8 @@ async function webhookThroughput(app: AppProcess, db: Scratch) {
       failed = true;
       console.error(`  ! app webhooks: received ${appReqs.length} of ${N} (distinct ${appRun.distinct}, bad signatures ${appRun.badSignatures}); dispatches ${JSON.stringify(state)}`);
     }
-    // How long the outbox fan-out (dispatcher: events → webhook dispatches) took of it, by the database's clock.
+    // How long the outbox fan-out (dispatcher: events → webhook dispatches) took of it: when the last batch started
+    // (its dispatches' createdAt, the app's clock) after the commit (the database's clock; one machine).
     const [{ fanout }] = (
       await c.query<{ fanout: number }>(`SELECT extract(epoch FROM max("createdAt") - $2::timestamptz) AS fanout FROM "WebhookDispatch" WHERE "webhookId" = $1 AND "createdAt" >= $2::timestamptz`, [
         hook.createWebhook.webhook.id,

@@ -102,7 +102,7 @@ describe(`migrations on ${dbLabel}`, () => {
     expect(r[0].v).toBe(42);
   });
 
-  it('upgrading to the outbox queue table queues the events not dispatched yet, and only those', async () => {
+  it('upgrading to the outbox queue table queues the events not dispatched yet, and only those; the previous release still runs against it', async () => {
     current = await freshDatabase({ migrated: false });
     const db = current.database;
     const all = readMigrations();
@@ -119,5 +119,8 @@ describe(`migrations on ${dbLabel}`, () => {
     await migrate(db, all);
     const queued = await db.sql.query<{ eventId: string; sequence: string | number; createdAt: Date }>(`SELECT "eventId", sequence, "createdAt" FROM "OutboxEntry"`);
     expect(queued.map((q) => [q.eventId, Number(q.sequence), new Date(q.createdAt).toISOString()])).toEqual([['evt_waiting', 2, '2026-11-01T00:00:02.000Z']]);
+    // An instance of the previous release, still running during a rolling upgrade, still finds what it claims by.
+    const oldClaim = await db.sql.query<{ id: string }>(`UPDATE "Event" SET "dispatchedAt" = now() WHERE "dispatchedAt" IS NULL RETURNING id`);
+    expect(oldClaim.map((r) => r.id)).toEqual(['evt_waiting']);
   });
 });

@@ -195,7 +195,8 @@ describe(`subscriptions on ${dbLabel}`, () => {
     for (let i = 0; i < 5; i++) ids.push(await invoice(a, `한번씩${i}`, 29_000 + i));
     await Promise.all(ids.map((_, i) => t.client.deposit(a.bankAccount.notificationToken, { depositorName: `한번씩${i}`, amount: 29_000 + i })));
     await sub.waitFor(5);
-    // Every event of the workspace is taken off the outbox queue by the dispatcher, which publishes none of them again…
+    // Every event of the workspace is taken off the outbox queue by the dispatcher (that inserting an event queues it is
+    // checked in query-plans.test.ts), which publishes none of them again…
     const queued = async () =>
       (await t.app.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "OutboxEntry" q JOIN "Event" e ON e.id = q."eventId" WHERE e."workspaceId" = $1`, [a.workspaceId]))[0]!.n;
     await t.app.workers.dispatcher.loop.drain();
