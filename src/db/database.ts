@@ -43,6 +43,13 @@ export interface Database {
   queryCounter: QueryCounter;
   /** Takes a session-level lock for the whole migration run (PostgreSQL: several instances may start at once). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Re-reads what the driver learnt of the schema when it connected, after migrations changed it. PGlite reads its
+   * list of array types (by oid) once, when it opens: an enum created later by a start-up migration is unknown to it,
+   * so a parameter of that enum's array type (`$1::"DeliveryStatus"[]`) is sent as a scalar and PostgreSQL refuses it
+   * (`malformed array literal`) until the next open. node-postgres sends arrays as literals and caches nothing.
+   */
+  schemaChanged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -95,6 +102,7 @@ async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database
       transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     },
     withMigrationLock: (fn) => fn(),
+    schemaChanged: () => db.refreshArrayTypes(),
     async close() {
       await prisma.$disconnect();
       await db.close();
@@ -164,6 +172,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
         client.release();
       }
     },
+    schemaChanged: async () => {},
     async close() {
       await prisma.$disconnect();
       await pool.end();

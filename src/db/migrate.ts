@@ -97,6 +97,7 @@ export async function migrate(db: Database, migrations = readMigrations()): Prom
       }
       done.push(m.name);
     }
+    if (done.length) await db.schemaChanged();
     return done;
   });
 }

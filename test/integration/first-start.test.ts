@@ -1,0 +1,307 @@
+/**
+ * The README's first start, exactly as a new user runs it: `npm start` (the README's command, through npm, as a child
+ * process) on an empty DATA_DIR, so the embedded database is created and migrated by the very process that then serves
+ * the tour. The other tests start from a migrated template dump and never see a first start; this one drives the whole
+ * tour through it — the CLI's bootstrap, webhooks V1 and V2, an invoice with a cash receipt, a deposit, the receipt
+ * settling, the buyer's e-mail job, an endpoint that fails until its 7 attempts are spent, one that answers 410 — and
+ * fails on any error-level line the server logs. It then restarts the server on the same data directory and checks
+ * nothing is delivered again.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
+import { freePort, ROOT, runTsx } from '../helpers/process.ts';
+import { Receiver } from '../helpers/receiver.ts';
+
+/** The README's `npm start`, in its own process group (npm runs node through a shell) so the test can stop all of it. */
+class NpmStart {
+  child!: ChildProcess;
+  out = '';
+  constructor(
+    readonly env: Record<string, string>,
+    readonly port: number,
+  ) {}
+
+  async start(timeoutMs = 90_000): Promise<void> {
+    const env: Record<string, string | undefined> = { ...process.env, ...this.env, PORT: String(this.port) };
+    // A first start must not lean on anything the test runner's environment happens to carry.
+    for (const k of ['DATABASE_URL', 'REDIS_URL', 'TEST_DATABASE_URL', 'ENCRYPTION_KEY', 'NODE_OPTIONS', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[k];
+    this.child = spawn('npm', ['start'], { cwd: ROOT, env: env as NodeJS.ProcessEnv, detached: true });
+    this.child.stdout!.on('data', (d) => (this.out += d));
+    this.child.stderr!.on('data', (d) => (this.out += d));
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`npm start exited with ${this.child.exitCode}: ${this.out}`);
+      try {
+        if ((await fetch(`http://127.0.0.1:${this.port}/healthz`)).status === 200) return;
+      } catch {
+        /* not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    this.kill('SIGKILL');
+    throw new Error(`npm start did not become healthy: ${this.out}`);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    this.kill('SIGKILL');
+  }
+
+  /** The JSON log lines (pino); anything else npm prints is kept as text. */
+  lines(): { level?: number; msg?: string; [k: string]: unknown }[] {
+    return this.out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return { msg: l };
+        }
+      });
+  }
+
+  /** pino levels: 50 error, 60 fatal. */
+  errorLines(): string[] {
+    return this.lines()
+      .filter((l) => typeof l.level === 'number' && l.level >= 50)
+      .map((l) => `${l.msg} ${(l.err as { message?: string } | undefined)?.message ?? ''}`.replace(/\s+/g, ' ').slice(0, 300));
+  }
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await f();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+const RETRY_MS = 150;
+
+describe('first start: npm start on an empty data directory, the README tour through it', () => {
+  let dataDir: string;
+  let server: NpmStart;
+  let url: string;
+  let client: ServiceClient;
+  let me: Bootstrapped;
+  const ok = new Receiver();
+  const failing = new Receiver();
+  const gone = new Receiver();
+  const hooks: Record<string, string> = {};
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'btp-first-start-'));
+    await Promise.all([ok.start(), failing.start(), gone.start()]);
+    failing.respond = () => 500;
+    gone.respond = () => 410;
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    client = new ServiceClient(url);
+    server = new NpmStart(
+      {
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_DELAYS_MS: Array(6).fill(RETRY_MS).join(','),
+        AGENCY_SIM_DELAY_MS: '200',
+      },
+      port,
+    );
+    await server.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await Promise.all([ok.stop(), failing.stop(), gone.stop()]);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the server created and migrated the embedded database itself', () => {
+    const applied = server.lines().find((l) => l.msg === 'migrations applied');
+    expect(applied?.applied).toEqual(expect.arrayContaining([expect.stringMatching(/_init$/)]));
+  });
+
+  it('npm run cli -- bootstrap makes a merchant', async () => {
+    const r = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', url]);
+    expect(r.code, r.stderr).toBe(0);
+    me = JSON.parse(r.stdout);
+    expect(me.apiKey.secret).toMatch(/^sk_live_/);
+    expect(me.bankAccount.verifiedAt).not.toBeNull();
+  });
+
+  it('registers webhooks V1 and V2, a failing one and one that answers 410', async () => {
+    for (const [name, hookUrl, version] of [
+      ['v1', ok.url + '/v1', 'V1'],
+      ['v2', ok.url + '/v2', 'V2'],
+      ['failing', failing.url, 'V2'],
+      ['gone', gone.url, 'V2'],
+    ] as const) {
+      const r = await client.gql<{ createWebhook: { webhook: { id: string }; signingSecret: string } }>(
+        `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } signingSecret } }`,
+        { input: { url: hookUrl, version } },
+        me.sessionToken,
+      );
+      expect(r.createWebhook.signingSecret).toMatch(/^whsec_/);
+      hooks[name] = r.createWebhook.webhook.id;
+    }
+    const settings = await client.gql(
+      `mutation { updateWorkspaceSettings(input: {paidEmailEnabled: true}) { ... on WorkspacePayload { workspace { paidEmailEnabled } } } }`,
+      {},
+      me.sessionToken,
+    );
+    expect(JSON.stringify(settings)).toContain('"paidEmailEnabled":true');
+  });
+
+  let invoiceId = '';
+  it('an invoice with a cash receipt, paid by a simulated deposit (the tour step 5)', async () => {
+    const inv = await client.request('POST', '/v1/invoices', {
+      token: me.apiKey.secret,
+      body: {
+        bankAccountIds: [],
+        customer: { name: '홍길동', email: 'buyer@example.com' },
+        amount: 10000,
+        expireAfter: '1d',
+        cashReceipt: { type: 'PERSONAL', identifier: '01012345678' },
+      },
+    });
+    expect(inv.status, JSON.stringify(inv.body)).toBe(201);
+    invoiceId = inv.body.data.id;
+    const dep = await runTsx(['src/cli/main.ts', 'simulate-deposit', '--url', url, '--token', me.bankAccount.notificationToken, '--name', '홍길동', '--amount', '10000', '--bracket', '(주문123)']);
+    expect(dep.code, dep.stderr + dep.stdout).toBe(0);
+    expect(JSON.parse(dep.stdout)).toMatchObject({ status: 201, depositorName: '홍길동(주문123)' });
+    const read = await client.request('GET', '/v1/invoices?offset=0&limit=10&paid=true', { token: me.apiKey.secret });
+    expect(read.body.data.map((i: { id: string }) => i.id)).toContain(invoiceId);
+  });
+
+  it('each webhook event arrives once per endpoint, and every delivery is recorded', async () => {
+    // invoice.created and invoice.paid to V1; those two and receipt.issued to V2.
+    await until('V1 and V2 deliveries', async () => {
+      const v1 = ok.received.filter((r) => r.json && r.headers['webhook-id'] && (r.body.includes('"invoice.paid"') || r.body.includes('"invoice.created"')));
+      return v1.length >= 4 && ok.received.some((r) => r.json?.type === 'receipt.issued');
+    });
+    const v1Types = ok.received.filter((r) => r.json?.data && 'paid' in (r.json.data.invoice ?? {}) && r.headers['webhook-id']).length;
+    expect(v1Types).toBeGreaterThan(0);
+    const hook = async (id: string) =>
+      (
+        await client.gql<{ webhook: { enabled: boolean; deliveries: { attempt: number; status: string; responseStatus: number | null; eventId: string }[] } }>(
+          `query($id: ID!) { webhook(id: $id) { enabled deliveries(first: 100) { attempt status responseStatus eventId } } }`,
+          { id },
+          me.sessionToken,
+        )
+      ).webhook;
+    const v2 = await until('V2 deliveries recorded', async () => {
+      const h = await hook(hooks.v2!);
+      return h.deliveries.length >= 3 && h;
+    });
+    expect(v2.deliveries.every((d) => d.status === 'SUCCEEDED' && d.responseStatus === 200 && d.attempt === 1)).toBe(true);
+    const v1 = await hook(hooks.v1!);
+    expect(v1.deliveries.map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    // Nothing is sent again: each webhook-id reached each URL once, also after the retry delays have long passed.
+    await new Promise((r) => setTimeout(r, RETRY_MS * 10));
+    const perUrl = new Map<string, number>();
+    for (const r of ok.received) {
+      const key = `${r.headers['webhook-id']}`;
+      perUrl.set(key, (perUrl.get(key) ?? 0) + 1);
+    }
+    // One event goes to both the V1 and V2 URL of the same receiver: at most two requests per event id, and exactly the
+    // number of recorded deliveries.
+    expect([...perUrl.values()].every((n) => n <= 2)).toBe(true);
+    expect(ok.received.length).toBe(v1.deliveries.length + (await hook(hooks.v2!)).deliveries.length);
+  });
+
+  it('a failing endpoint gets exactly 7 attempts; one that answers 410 is disabled after the first', async () => {
+    let lastSeen = '';
+    setTimeout(() => console.log('attempts per event', lastSeen, failing.received.length), 55_000).unref();
+    const hook = async (id: string) =>
+      (
+        await client.gql<{ webhook: { enabled: boolean; disabledAt: string | null; deliveries: { attempt: number; status: string; responseStatus: number | null; nextAttemptAt: string | null; eventId: string }[] } }>(
+          `query($id: ID!) { webhook(id: $id) { enabled disabledAt deliveries(first: 100) { attempt status responseStatus nextAttemptAt eventId } } }`,
+          { id },
+          me.sessionToken,
+        )
+      ).webhook;
+    const f = await until(
+      'seven attempts of each event at the failing endpoint',
+      async () => {
+        const h = await hook(hooks.failing!);
+        const byEvent = Map.groupBy(h.deliveries, (d) => d.eventId);
+        lastSeen = JSON.stringify([...byEvent.values()].map((ds) => ds.length));
+        return byEvent.size >= 3 && [...byEvent.values()].every((ds) => ds.length === 7) && h;
+      },
+      60_000,
+    );
+    for (const ds of Map.groupBy(f.deliveries, (d) => d.eventId).values()) {
+      expect(ds.map((d) => d.attempt).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(ds.every((d) => d.status === 'FAILED' && d.responseStatus === 500)).toBe(true);
+      expect(ds.find((d) => d.attempt === 7)!.nextAttemptAt).toBeNull();
+    }
+    await new Promise((r) => setTimeout(r, RETRY_MS * 10));
+    expect(failing.received.length).toBe(f.deliveries.length);
+
+    const g = await until('the 410 webhook disabled', async () => {
+      const h = await hook(hooks.gone!);
+      return !h.enabled && h;
+    });
+    expect(g.disabledAt).not.toBeNull();
+    expect(g.deliveries).toHaveLength(1);
+    expect(g.deliveries[0]).toMatchObject({ attempt: 1, status: 'FAILED', responseStatus: 410, nextAttemptAt: null });
+    expect(gone.received).toHaveLength(1);
+  });
+
+  it('the cash receipt settles and the buyer gets the payment e-mail', async () => {
+    const receipt = await until('the receipt ISSUED', async () => {
+      const r = await client.request('GET', `/v1/cash-receipts?offset=0&limit=10`, { token: me.apiKey.secret });
+      const found = (r.body.data ?? []).find((c: { invoiceId?: string; status: string }) => c.status === 'ISSUED');
+      return found;
+    });
+    expect(receipt).toMatchObject({ status: 'ISSUED', amount: 10000 });
+    const email = await until('the invoice_paid e-mail sent', async () => {
+      const r = await client.gql<{ emails: { kind: string; status: string; invoiceId: string | null }[] }>(`{ emails(first: 50) { kind status invoiceId } }`, {}, me.sessionToken);
+      return r.emails.find((e) => e.kind === 'invoice_paid' && e.status === 'SENT');
+    });
+    expect(email.invoiceId).toBe(invoiceId);
+  });
+
+  it('the server logged no error-level line', () => {
+    expect(server.errorLines()).toEqual([]);
+  });
+
+  it('after a restart on the same data directory nothing is delivered again and nothing logs an error', async () => {
+    const before = { ok: ok.received.length, failing: failing.received.length, gone: gone.received.length };
+    await server.stop();
+    const port = await freePort();
+    server = new NpmStart(server.env, port);
+    await server.start();
+    client = new ServiceClient(`http://127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect({ ok: ok.received.length, failing: failing.received.length, gone: gone.received.length }).toEqual(before);
+    // The database is the one the first start made: the merchant's key still works.
+    const r = await client.request('GET', `/v1/invoices/${invoiceId}`, { token: me.apiKey.secret });
+    expect(r.body.data.paid).toBe(true);
+    expect(server.lines().find((l) => l.msg === 'migrations applied')).toBeUndefined();
+    expect(server.errorLines()).toEqual([]);
+  });
+});
