@@ -6,7 +6,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isForbiddenAddress } from '../domain/webhooks/address-policy.ts';
+import { describeRefusal, isForbiddenAddress, isIpLiteral, judgeAddress } from '../domain/webhooks/address-policy.ts';
 
 export interface PostResult {
   status: number | null;
@@ -16,9 +16,10 @@ export interface PostResult {
 
 type LookupFn = NonNullable<http.AgentOptions['lookup']>;
 
-function guardedLookup(allowPrivate: boolean): LookupFn {
+/** Every address a name resolves to is judged (any spelling: an IPv4-mapped answer is judged as its IPv4 address). */
+function guardedLookup(allowPrivate: boolean, resolve: typeof dnsLookup): LookupFn {
   return ((hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       if (!allowPrivate && (list.length === 0 || list.some((a) => isForbiddenAddress(a.address)))) {
@@ -34,8 +35,9 @@ export class WebhookHttpClient {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
 
-  constructor(private readonly opts: { allowPrivate: boolean; timeoutMs: number; maxSockets?: number }) {
-    const lookup = guardedLookup(opts.allowPrivate);
+  /** `lookup` replaces node:dns's lookup (tests: a name that resolves to a given address). */
+  constructor(private readonly opts: { allowPrivate: boolean; timeoutMs: number; maxSockets?: number; lookup?: typeof dnsLookup }) {
+    const lookup = guardedLookup(opts.allowPrivate, opts.lookup ?? dnsLookup);
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64, lookup });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64, lookup });
   }
@@ -50,7 +52,8 @@ export class WebhookHttpClient {
       } catch {
         return resolve(done(null, 'invalid url'));
       }
-      if (!this.opts.allowPrivate && isLiteralForbidden(u.hostname)) return resolve(done(null, 'refused: private or reserved address'));
+      const literalRefusal = this.opts.allowPrivate ? null : refusalOfLiteral(u.hostname);
+      if (literalRefusal) return resolve(done(null, literalRefusal));
       const mod = u.protocol === 'https:' ? https : http;
       let settled = false;
       const finish = (r: PostResult) => {
@@ -92,8 +95,13 @@ export class WebhookHttpClient {
   }
 }
 
-/** A host written as an IP literal is checked before connecting (no lookup happens for literals). */
-function isLiteralForbidden(hostname: string): boolean {
+/**
+ * A host written as an IP literal is judged before connecting (Node connects to literals without a lookup): the
+ * refusal, or null for a name (judged by guardedLookup) or an allowed address.
+ */
+function refusalOfLiteral(hostname: string): string | null {
   const h = hostname.replace(/^\[|\]$/g, '');
-  return /^[\d.]+$/.test(h) || h.includes(':') ? isForbiddenAddress(h) : false;
+  if (!isIpLiteral(h)) return null;
+  const verdict = judgeAddress(h);
+  return verdict.allowed ? null : `refused: private or reserved address ${describeRefusal(verdict)}`;
 }

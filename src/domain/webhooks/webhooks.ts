@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
 import { decryptSecret, encryptSecret, newWebhookSecret } from '../secrets.ts';
-import { checkWebhookUrlShape, isForbiddenAddress } from './address-policy.ts';
+import { checkWebhookUrlShape, describeRefusal, isForbiddenAddress, isIpLiteral, judgeAddress } from './address-policy.ts';
 import { SECRET_ROTATION_OVERLAP_MS } from './signing.ts';
 
 export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
@@ -21,12 +21,19 @@ export async function assertDeliverableUrl(deps: Pick<Deps, 'resolveHost' | 'set
   if (!shape.ok) throw new DomainError('WEBHOOK_URL_FORBIDDEN', { message: shape.reason, path: ['url'] });
   if (deps.settings.webhookAllowPrivate) return shape.url;
   const host = shape.url.hostname.replace(/^\[|\]$/g, '');
+  if (isIpLiteral(host)) {
+    // Judged as written (every spelling of an IPv4 address, including those an IPv6 address carries), no lookup.
+    const verdict = judgeAddress(host);
+    if (!verdict.allowed) throw new DomainError('WEBHOOK_URL_FORBIDDEN', { message: `url host ${shape.url.hostname} is not allowed: ${describeRefusal(verdict)}.`, path: ['url'] });
+    return shape.url;
+  }
   let addresses: string[];
   try {
     addresses = await deps.resolveHost(host);
   } catch {
     throw new DomainError('WEBHOOK_URL_FORBIDDEN', { message: `url host ${host} does not resolve.`, path: ['url'] });
   }
+  // The general message: which address and range would tell what internal names resolve to.
   if (addresses.length === 0 || addresses.some(isForbiddenAddress)) {
     throw new DomainError('WEBHOOK_URL_FORBIDDEN', { path: ['url'] });
   }
