@@ -5,7 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { randomAlnum } from './ids.ts';
+import { ID_PREFIXES, randomAlnum } from './ids.ts';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
@@ -19,9 +19,17 @@ export const SECRET_PREFIXES = {
   notificationToken: 'bnt_',
 } as const;
 
-/** A new secret with the given prefix and `length` random [a-z0-9] characters. */
-export function newSecret(kind: keyof typeof SECRET_PREFIXES, length = 40): string {
-  return SECRET_PREFIXES[kind] + randomAlnum(length);
+/** Prefixes the spec lists as identifiers (`oat_`, `oas_`, and our `oac_`): their secrets take the identifier format. */
+const IDENTIFIER_PREFIXES: ReadonlySet<string> = new Set(Object.values(ID_PREFIXES));
+
+/**
+ * A new secret: its prefix and random [a-z0-9]. A secret whose prefix is an identifier prefix (spec: Identifier
+ * format, "every id, oas_ and oat_ included") is the prefix and 24 characters (124 bits); the others (sk_live_, sess_,
+ * bnt_) carry 40 (206 bits).
+ */
+export function newSecret(kind: keyof typeof SECRET_PREFIXES): string {
+  const prefix = SECRET_PREFIXES[kind];
+  return prefix + randomAlnum(IDENTIFIER_PREFIXES.has(prefix) ? 24 : 40);
 }
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */

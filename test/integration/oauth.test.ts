@@ -32,7 +32,7 @@ describe(`OAuth on ${dbLabel}`, () => {
 
   it('createOAuthApp returns oap_ id and an oas_ secret once; bad redirect URIs are refused', async () => {
     expect(app.id).toMatch(/^oap_[a-z0-9]{24}$/);
-    expect(app.secret).toMatch(/^oas_/);
+    expect(app.secret).toMatch(/^oas_[a-z0-9]{24}$/);
     const bad = await t.client.graphql(`mutation { createOAuthApp(input: {name: "x", redirectUris: ["http://evil.example/cb"]}) { app { id } } }`, {}, dev.sessionToken);
     expect(bad.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
   });
@@ -40,7 +40,7 @@ describe(`OAuth on ${dbLabel}`, () => {
   it('code → token (HTTP Basic): an oat_ token that works on v1 and v2 in the consenting workspace', async () => {
     const r = await exchange(await authorize());
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ access_token: expect.stringMatching(/^oat_/), token_type: 'Bearer' });
+    expect(r.body).toEqual({ access_token: expect.stringMatching(/^oat_[a-z0-9]{24}$/), token_type: 'Bearer' });
     expect(r.headers.get('cache-control')).toBe('no-store');
     const inv = await t.client.request('POST', '/v1/invoices', { token: r.body.access_token, body: { bankAccountIds: [], customer: { name: '오어스' }, amount: 100 } });
     expect(inv.status).toBe(201);

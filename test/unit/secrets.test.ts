@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, hashPassword, newSecret, newWebhookSecret, safeEqual, sha256Hex, verifyPassword } from '../../src/domain/secrets.ts';
+import { decryptSecret, encryptSecret, hashPassword, newSecret, newWebhookSecret, safeEqual, SECRET_PREFIXES, sha256Hex, verifyPassword } from '../../src/domain/secrets.ts';
+import { ID_PREFIXES } from '../../src/domain/ids.ts';
 import { randomBytes } from 'node:crypto';
 
 describe('secrets', () => {
@@ -7,6 +8,25 @@ describe('secrets', () => {
     const s = newSecret('apiKey');
     expect(s).toMatch(/^sk_live_[a-z0-9]{40}$/);
     expect(newSecret('apiKey')).not.toBe(s);
+  });
+
+  // Spec, Identifier format: "every id is a prefix followed by 24 characters of lowercase letters and digits", and its
+  // table lists oat_ (OAuth access token) and oas_ (OAuth client secret). They were 40 characters.
+  it.each([
+    ['oauthAccessToken', /^oat_[a-z0-9]{24}$/],
+    ['oauthClientSecret', /^oas_[a-z0-9]{24}$/],
+    ['oauthCode', /^oac_[a-z0-9]{24}$/],
+    ['session', /^sess_[a-z0-9]{40}$/],
+    ['notificationToken', /^bnt_[a-z0-9]{40}$/],
+  ] as const)('%s secrets have the form %s', (kind, form) => {
+    expect(newSecret(kind)).toMatch(form);
+  });
+
+  it('every secret whose prefix is an identifier prefix has the identifier form (so no new one can drift)', () => {
+    const idPrefixes = new Set<string>(Object.values(ID_PREFIXES));
+    const kinds = (Object.keys(SECRET_PREFIXES) as (keyof typeof SECRET_PREFIXES)[]).filter((k) => idPrefixes.has(SECRET_PREFIXES[k]));
+    expect(kinds.sort()).toEqual(['oauthAccessToken', 'oauthClientSecret', 'oauthCode']);
+    for (const k of kinds) expect(newSecret(k)).toMatch(new RegExp(`^${SECRET_PREFIXES[k]}[a-z0-9]{24}$`));
   });
 
   it('webhook secrets are whsec_ + base64 of 24 bytes', () => {
