@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
+import { sign } from '../../src/domain/webhooks/signing.ts';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { freePort, ROOT, runTsx } from '../helpers/process.ts';
 import { Receiver } from '../helpers/receiver.ts';
@@ -123,6 +124,7 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
   const failing = new Receiver();
   const gone = new Receiver();
   const hooks: Record<string, string> = {};
+  const secrets: Record<string, string> = {};
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'btp-first-start-'));
@@ -187,6 +189,7 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
       );
       expect(r.createWebhook.signingSecret).toMatch(/^whsec_/);
       hooks[name] = r.createWebhook.webhook.id;
+      secrets[name] = r.createWebhook.signingSecret;
     }
     const settings = await client.gql(
       `mutation { updateWorkspaceSettings(input: {paidEmailEnabled: true}) { ... on WorkspacePayload { workspace { paidEmailEnabled } } } }`,
@@ -231,9 +234,14 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     await okV2.waitFor((r) => r.length >= 3);
     expect(okV1.received.map((r) => r.json.type).sort()).toEqual(['invoice.created', 'invoice.paid']);
     expect(okV2.received.map((r) => r.json.type).sort()).toEqual(['invoice.created', 'invoice.paid', 'receipt.issued']);
-    for (const r of [...okV1.received, ...okV2.received]) {
-      expect(r.headers['webhook-id']).toBe(r.json.id);
-      expect(r.headers['webhook-signature']).toMatch(/^v1,/);
+    for (const [receiver, secret] of [
+      [okV1, secrets.v1!],
+      [okV2, secrets.v2!],
+    ] as const) {
+      for (const r of receiver.received) {
+        expect(r.headers['webhook-id']).toBe(r.json.id);
+        expect(r.headers['webhook-signature']).toBe(sign(secret, r.json.id, Number(r.headers['webhook-timestamp']), r.body));
+      }
     }
     for (const [id, receiver] of [
       [hooks.v1!, okV1],
@@ -312,6 +320,13 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     const r = await client.request('GET', `/v1/invoices/${invoiceId}`, { token: me.apiKey.secret });
     expect(r.body.data.paid).toBe(true);
     expect(server.lines().find((l) => l.msg === 'migrations applied')).toBeUndefined();
+    // The signing secrets sealed with the key the first start created still sign after the restart.
+    const inv = await client.request('POST', '/v1/invoices', { token: me.apiKey.secret, body: { bankAccountIds: [], customer: { name: '김철수' }, amount: 5000 } });
+    expect(inv.status).toBe(201);
+    await okV2.waitFor((rs) => rs.some((r) => r.json?.data?.invoice?.id === inv.body.data.id));
+    const delivered = okV2.received.find((r) => r.json?.data?.invoice?.id === inv.body.data.id)!;
+    expect(delivered.json.type).toBe('invoice.created');
+    expect(delivered.headers['webhook-signature']).toBe(sign(secrets.v2!, delivered.json.id, Number(delivered.headers['webhook-timestamp']), delivered.body));
     expect(server.errorLines()).toEqual([]);
   });
 });
