@@ -299,7 +299,8 @@ export function buildOpenApiDocument(): Json {
         'REST v1 (`/v1`, string codes, `{code, data, totalItems?}`) and REST v2 (`/v2`, numeric codes, `{code: "10001", data}`, Unix seconds) over one core; the same API key works on both. Generated from the zod schemas that validate the requests (`npm run openapi:write`). GraphQL is served at `/graphql` (SDL in `schema/schema.graphql`).',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '{base_url}', description: 'The service address.', variables: { base_url: { default: 'http://localhost:4000', description: 'Where the service runs (`npm start` listens on port 4000).' } } }],
+    // Relative: the service that serves the document (/docs' "Try it out" calls the origin that served the page).
+    servers: [{ url: '/', description: 'This service: the scheme, host and port this document was served from (`npm start` listens on http://localhost:4000).' }],
     tags: [...TAGS, { name: 'Webhooks', description: 'Events POSTed to registered webhooks (Standard Webhooks signing).' }],
     paths,
     webhooks,

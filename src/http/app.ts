@@ -28,6 +28,7 @@ import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
 import { json, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { handleApiDocs } from './docs.ts';
+import { GRAPHIQL_ASSETS_PREFIX, GRAPHIQL_OPTIONS, handleGraphiQLAsset, renderGraphiQLPage, useGraphiQLHeaders } from './graphiql.ts';
 import { createSofaApi, SOFA_BASE } from './sofa-api.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
 import { createLogger } from './logger.ts';
@@ -170,7 +171,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'Bank-transfer payments — GraphQL', subscriptionsProtocol: 'WS' },
+    // GraphiQL's scripts and styles from this service (/graphql/assets/), not from a CDN: it works offline.
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL: renderGraphiQLPage,
     logging: { debug: (...a) => log.debug(a), info: (...a) => log.info(a), warn: (...a) => log.warn(a), error: (...a) => log.error(a) },
     maskedErrors: { maskError: (error, message) => maskError(error, message, (e) => log.error({ err: e }, 'unexpected GraphQL error')) },
     context: async ({ request, requestId, connectionParams }: { request: Request; requestId?: string; connectionParams?: Record<string, unknown> }) => {
@@ -178,6 +181,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return contextFor(request, fromParams ?? request.headers.get('authorization'), requestId ?? randomUUID());
     },
     plugins: [
+      useGraphiQLHeaders(),
       // Browser requests that a cross-site form could forge (GET, form posts) must carry a custom header.
       useCSRFPrevention({ requestHeaders: ['x-graphql-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
       // Hostile documents: bounded depth, aliases, directives, tokens and cost (introspection stays allowed).
@@ -260,6 +264,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         });
       } else if (path === '/bank-notifications') {
         response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, onUnexpected(requestId));
+      } else if (path.startsWith(GRAPHIQL_ASSETS_PREFIX)) {
+        response = await handleGraphiQLAsset(request, path);
       } else if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) {
         response = (await handleApiDocs(request, path)) ?? json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
       } else if (path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) {
