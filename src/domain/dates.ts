@@ -1,19 +1,126 @@
-/** KST calendar dates (spec: dateAfter/dateBefore are `YYYY-MM-DD` in KST, inclusive). */
+/**
+ * Times on the wire, judged once for every face: timestamps (bank notifications' receivedAt, GraphQL DateTime), Unix
+ * seconds (v2 expiresAt) and KST calendar dates (spec: dateAfter/dateBefore are `YYYY-MM-DD` in KST, inclusive).
+ */
 import { z } from 'zod';
+import { DomainError, type ErrorCode } from './errors.ts';
 import { fail, parseRequest } from './request-schema.ts';
 
 const KST_OFFSET_MS = 9 * 3_600_000;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Start of a KST calendar day as an instant; null when not a real `YYYY-MM-DD` date. */
+/**
+ * The instants the service takes from a client: 1970-01-01T00:00:00Z up to 9999-12-31T23:59:59.999Z. Nothing before
+ * the Unix epoch is a deposit, an expiry or a filter bound of this service (and v2 writes times as Unix seconds); the
+ * upper bound is the last instant whose ISO form has a four-digit year, the form both PostgreSQL and PGlite read back
+ * (a year-10000 time is stored but reads back as an Invalid Date; year 0 is refused by the database).
+ */
+export const MIN_INSTANT_MS = Date.UTC(1970, 0, 1);
+export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const INSTANT_RANGE_TEXT = 'between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
+/** The calendar years a `YYYY-MM-DD` date may name. */
+const MIN_YEAR = 1970;
+const MAX_YEAR = 9999;
+
+const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether year, month (1-12) and day name a day of the (proleptic Gregorian) calendar: no 2026-02-30, no 04-31. */
+export function isCalendarDate(y: number, mo: number, d: number): boolean {
+  if (!Number.isInteger(y) || !Number.isInteger(mo) || !Number.isInteger(d) || mo < 1 || mo > 12 || d < 1) return false;
+  return d <= (mo === 2 && isLeapYear(y) ? 29 : DAYS_IN_MONTH[mo - 1]);
+}
+
+/** The UTC instant (ms) of calendar fields; exact for every year, 0-99 too (Date.UTC reads those as 1900-1999). */
+function utcMs(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number {
+  const at = new Date(0);
+  at.setUTCFullYear(y, mo - 1, d);
+  at.setUTCHours(h, mi, s, ms);
+  return at.getTime();
+}
+
+/**
+ * The wire form of a timestamp (RFC 3339 / ISO 8601 extended): `YYYY-MM-DDTHH:MM[:SS[.fraction]]` and a zone, `Z` or
+ * `±HH:MM` (`±HHMM` is read too). Uppercase `T` and `Z` only; the fraction has 1-9 digits.
+ */
+export const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+export const TIMESTAMP_FORMAT_TEXT = 'an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00';
+
+/** Why a wire timestamp was refused: the rule it breaks, as `<field> must be <rule>`. */
+export interface TimestampRefusal {
+  rule: string;
+}
+
+/**
+ * Reads a wire timestamp strictly (the one rule for receivedAt, GraphQL DateTime and every other time a client sends):
+ * the format of TIMESTAMP_RE; a real calendar date and time (no Feb 30, no hour 24, no minute or second 60: leap
+ * seconds are not represented by JavaScript or PostgreSQL); an offset within ±23:59; and an instant between
+ * MIN_INSTANT_MS and MAX_INSTANT_MS. Digits beyond milliseconds are dropped (truncated), as the database keeps ms.
+ */
+export function parseTimestamp(text: string): Date | TimestampRefusal {
+  const m = TIMESTAMP_RE.exec(text);
+  if (!m) return { rule: TIMESTAMP_FORMAT_TEXT };
+  const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
+  const s = m[7] === undefined ? 0 : Number(m[7]);
+  const ms = m[9] === undefined ? 0 : Number(m[9].slice(0, 3).padEnd(3, '0'));
+  if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return { rule: 'a real calendar date and time (hours 00-23, minutes and seconds 00-59)' };
+  let offsetMin = 0;
+  if (m[10] !== 'Z') {
+    const [oh, om] = [Number(m[12]), Number(m[13])];
+    if (oh > 23 || om > 59) return { rule: 'a time with a zone offset between -23:59 and +23:59' };
+    offsetMin = (m[11] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const at = utcMs(y, mo, d, h, mi, s, ms) - offsetMin * 60_000;
+  if (!(at >= MIN_INSTANT_MS && at <= MAX_INSTANT_MS)) return { rule: `a time ${INSTANT_RANGE_TEXT}` };
+  return new Date(at);
+}
+
+/** Whether parseTimestamp refused its text. */
+export const isTimestampRefusal = (v: Date | TimestampRefusal): v is TimestampRefusal => !(v instanceof Date);
+
+/** A wire timestamp field of a request schema: a string read by parseTimestamp, refused as `code` naming `field`. */
+export function timestampSchema(field: string, code: ErrorCode = 'VALIDATION_FAILED') {
+  const format = { error: fail(code, `${field} must be ${TIMESTAMP_FORMAT_TEXT}.`) };
+  return z
+    .string(format)
+    .regex(TIMESTAMP_RE, format)
+    .transform((text, ctx) => {
+      const at = parseTimestamp(text);
+      if (!isTimestampRefusal(at)) return at;
+      ctx.addIssue({ code: 'custom', message: fail(code, `${field} must be ${at.rule}.`) });
+      return z.NEVER;
+    });
+}
+
+/** Whether `ms` is an instant the service takes from a client (MIN_INSTANT_MS..MAX_INSTANT_MS; never NaN). */
+export function isInstantInRange(ms: number): boolean {
+  return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
+}
+
+/**
+ * The instant of a Unix-seconds time (v2's wire form): a whole number of seconds within the instant range, else null
+ * (fractions, negatives, huge values, NaN and ±Infinity are refused, never turned into an Invalid Date).
+ */
+export function fromUnixSeconds(seconds: number): Date | null {
+  if (!Number.isSafeInteger(seconds) || !isInstantInRange(seconds * 1000)) return null;
+  return new Date(seconds * 1000);
+}
+
+/** Throws VALIDATION_FAILED (at `path`) unless `at` is a valid Date within the instant range: the guard before a Date reaches the database. */
+export function assertStorableInstant(at: Date, path?: readonly string[]): void {
+  if (!(at instanceof Date) || !isInstantInRange(at.getTime())) {
+    throw new DomainError('VALIDATION_FAILED', { message: `The time must be ${INSTANT_RANGE_TEXT}.`, path: path?.length ? [...path] : undefined });
+  }
+}
+
+/** Start of a KST calendar day as an instant; null when not a real `YYYY-MM-DD` date of the years 1970-9999. */
 export function kstDayStart(text: string): Date | null {
   const m = DATE_RE.exec(text);
   if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const utc = Date.UTC(y, mo - 1, d);
-  const check = new Date(utc);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
-  return new Date(utc - KST_OFFSET_MS);
+  if (y < MIN_YEAR || y > MAX_YEAR || !isCalendarDate(y, mo, d)) return null;
+  return new Date(utcMs(y, mo, d) - KST_OFFSET_MS);
 }
 
 export interface DateRange {
@@ -28,7 +135,7 @@ export const kstDateSchema = z
   .regex(DATE_RE)
   .refine((text) => kstDayStart(text) !== null)
   .nullish()
-  .meta({ description: 'A calendar date `YYYY-MM-DD` in KST (inclusive).', format: 'date' });
+  .meta({ description: 'A calendar date `YYYY-MM-DD` in KST (inclusive), of the years 1970-9999.', format: 'date' });
 
 /** The inclusive KST range, dateAfter first. */
 export const kstRangeSchema = z

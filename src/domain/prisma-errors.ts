@@ -1,4 +1,6 @@
 /** Translates Prisma errors where they occur (unique violation → conflict, record missing → not found). */
+import { DomainError } from './errors.ts';
+import { INSTANT_RANGE_TEXT } from './dates.ts';
 
 /** Whether `e` is a unique-constraint violation (Prisma P2002, or SQLSTATE 23505 from raw SQL). */
 export function isUniqueViolation(e: unknown, field?: string): boolean {
@@ -38,4 +40,33 @@ export function isDatabaseUnavailable(e: unknown): boolean {
     cur = err.cause ?? err.originalError;
   }
   return false;
+}
+
+/** SQLSTATEs of a date/time the database refuses: invalid format, field out of range, zone displacement out of range. */
+const DATETIME_CODES = new Set(['22007', '22008', '22009']);
+
+/**
+ * Whether `e` is the database (or Prisma, before it) refusing a date/time value: SQLSTATE 22007/22008/22009 from the
+ * driver or under a Prisma error's driverAdapterError, or Prisma's "Provided Date object is invalid" (an Invalid Date).
+ * Looks through `cause` chains.
+ */
+export function isDateTimeRefusedByDatabase(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur && typeof cur === 'object'; depth++) {
+    const err = cur as { code?: unknown; originalCode?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; meta?: { driverAdapterError?: { cause?: unknown } } };
+    if ((typeof err.code === 'string' && DATETIME_CODES.has(err.code)) || (typeof err.originalCode === 'string' && DATETIME_CODES.has(err.originalCode))) return true;
+    if (err.name === 'PrismaClientValidationError' && typeof err.message === 'string' && err.message.includes('Provided Date object is invalid')) return true;
+    cur = err.cause ?? err.originalError ?? err.meta?.driverAdapterError?.cause;
+  }
+  return false;
+}
+
+/**
+ * The DomainError a database's refusal of a date/time stands for (VALIDATION_FAILED, 422), or null. Every time a client
+ * sends is checked before it is stored (src/domain/dates.ts); this is the defence in depth, so a time that slipped
+ * through is the client's 422, never a 500.
+ */
+export function dateTimeRefusalError(e: unknown): DomainError | null {
+  if (!isDateTimeRefusedByDatabase(e)) return null;
+  return new DomainError('VALIDATION_FAILED', { message: `A time is not one the service can store: times must be real and ${INSTANT_RANGE_TEXT}.` });
 }

@@ -12,6 +12,7 @@ import type { GraphQLContext } from './context.ts';
 import { DomainError } from '../domain/errors.ts';
 import { toGraphQLError } from './common/errors.ts';
 import StorableTextPlugin from './common/storable-text.ts';
+import DateTimeInputPlugin, { parseDateTimeInput } from './common/date-time.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -26,7 +27,7 @@ export const builder = new SchemaBuilder<{
   AuthScopes: { authenticated: boolean; dashboard: boolean };
 }>({
   // Order matters: scope auth wraps everything (401/403 first); text checks sit inside the errors plugin (in-band refusals).
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, StorableTextPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, StorableTextPlugin, DateTimeInputPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
   errors: { directResult: true, defaultUnionOptions: { description: 'The result of the operation: its payload, or a DomainError saying why it was refused.' } },
   defaultFieldNullability: false,
   scopeAuth: {
@@ -74,22 +75,14 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-function parseDateTime(value: unknown): Date {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
-    throw new GraphQLError('DateTime must be an ISO 8601 time with a zone, e.g. 2026-11-21T10:00:00Z.');
-  }
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime is not a real time.');
-  return d;
-}
-
 builder.scalarType('DateTime', {
-  description: 'An instant as an ISO 8601 string in UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.',
+  description:
+    'An instant as an ISO 8601 string in UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z. As input: `YYYY-MM-DDTHH:MM[:SS[.fraction]]` with `Z` or an offset `±HH:MM` (within ±23:59), a real calendar date and time, between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z; any other string is VALIDATION_FAILED at its argument.',
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString()),
-  parseValue: parseDateTime,
+  parseValue: parseDateTimeInput,
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string.');
-    return parseDateTime(ast.value);
+    return parseDateTimeInput(ast.value);
   },
 });
 

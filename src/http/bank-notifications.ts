@@ -3,7 +3,7 @@ import { bearerToken } from '../domain/auth/principal.ts';
 import { ingestBankNotification } from '../domain/deposits/deposits.ts';
 import type { Deps } from '../domain/deps.ts';
 import { ERROR_TABLE, isDomainError } from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
+import { dateTimeRefusalError, isDatabaseUnavailable } from '../domain/prisma-errors.ts';
 import { json, readJsonBody, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
 
 /** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message}. */
@@ -15,7 +15,8 @@ export async function handleBankNotification(request: Request, deps: Deps, maxBo
     const body = await readJsonBody(request, maxBodyBytes);
     const { transaction, created } = await ingestBankNotification(deps, token, body);
     return json(created ? 201 : 200, { transactionId: transaction.id });
-  } catch (e) {
+  } catch (caught) {
+    const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
     if (isDomainError(e)) {
       const { status, code } = ERROR_TABLE[e.code].v1;
       return json(status, { code, message: e.message, ...(e.path ? { field: e.path.join('.') } : {}) });

@@ -4,6 +4,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { requireSession } from '../auth/rules.ts';
+import { assertStorableInstant } from '../dates.ts';
 import type { Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
@@ -23,7 +24,10 @@ export async function createApiKey(deps: Deps, principal: Principal | null, inpu
   const name = input.name.trim();
   check(name.length >= 1 && name.length <= 100, ['name'], 'name must be 1-100 characters.');
   const now = deps.clock.now();
-  if (input.expiresAt) check(input.expiresAt.getTime() > now.getTime(), ['expiresAt'], 'expiresAt must be in the future.');
+  if (input.expiresAt) {
+    assertStorableInstant(input.expiresAt, ['expiresAt']);
+    check(input.expiresAt.getTime() > now.getTime(), ['expiresAt'], 'expiresAt must be in the future.');
+  }
   const limited = input.bankAccountIds !== null && input.bankAccountIds !== undefined;
   const ids = limited ? [...new Set(input.bankAccountIds!)] : [];
   if (limited) {

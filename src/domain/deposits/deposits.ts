@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, bankAccountInScope, invoiceInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
 import { bankAccountSnapshot } from '../bank-accounts/bank-accounts.ts';
 import { findBankProvider } from '../bank-accounts/bank-providers.ts';
-import { parseKstRange } from '../dates.ts';
+import { parseKstRange, timestampSchema } from '../dates.ts';
 import { asRaw, inRawTransaction, inTransaction, poolQuery, rawOf, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { eventInsertCtes, jsonRow, recordEvents, type CommittedEvent } from '../events/outbox.ts';
@@ -36,11 +36,9 @@ export interface BankNotification {
   receivedAt: Date;
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
 const invalid = (field: string, rule: string) => ({ error: fail('VALIDATION_FAILED', `${field} must be ${rule}.`) });
 
-/** A bank notification body (POST /bank-notifications): notificationId 1-200, depositorName 1-100, amount 1..MAX_WON, receivedAt ISO 8601 with zone. */
+/** A bank notification body (POST /bank-notifications): notificationId 1-200, depositorName 1-100, amount 1..MAX_WON, receivedAt a wire timestamp (dates.ts). */
 export const bankNotificationSchema = z.object(
   {
     notificationId: z
@@ -54,12 +52,10 @@ export const bankNotificationSchema = z.object(
       .transform((v) => v.trim())
       .meta({ description: 'Depositor name as the bank reports it (surrounding spaces are removed).', minLength: 1, maxLength: 100 }),
     amount: z.number({ error: fail('INVALID_AMOUNT') }).int().min(1).max(MAX_WON).meta({ description: 'Won, greater than 0.' }),
-    receivedAt: z
-      .string(invalid('receivedAt', 'an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00'))
-      .regex(ISO_WITH_ZONE)
-      .transform((v) => new Date(v))
-      .refine((at) => !Number.isNaN(at.getTime()), invalid('receivedAt', 'an ISO 8601 time with a zone, e.g. 2026-11-21T19:00:00+09:00'))
-      .meta({ description: 'Deposit time per the bank, ISO 8601 with a zone, e.g. `2026-11-21T19:00:00+09:00`.' }),
+    receivedAt: timestampSchema('receivedAt').meta({
+      description:
+        'Deposit time per the bank, ISO 8601 with a zone, e.g. `2026-11-21T19:00:00+09:00`: a real calendar date and time, offset within ±23:59, between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z.',
+    }),
   },
   { error: fail('BAD_REQUEST') },
 );

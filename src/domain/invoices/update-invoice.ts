@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { inTransaction, rawOf, type Deps, type Tx } from '../deps.ts';
+import { fromUnixSeconds } from '../dates.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../errors.ts';
@@ -59,8 +60,12 @@ export function invoiceChangesSchema(now: Date) {
         expiresAt: z
           .number(E('INVALID_EXPIRES_AT'))
           .int()
-          .transform((s) => new Date(s * 1000))
-          .refine((at) => at.getTime() > now.getTime() && at.getTime() <= now.getTime() + MAX_EXPIRY_MS, E('INVALID_EXPIRES_AT'))
+          .transform((s, ctx) => {
+            const at = fromUnixSeconds(s);
+            if (at && at.getTime() > now.getTime() && at.getTime() <= now.getTime() + MAX_EXPIRY_MS) return at;
+            ctx.addIssue({ code: 'custom', message: fail('INVALID_EXPIRES_AT') });
+            return z.NEVER;
+          })
           .nullable()
           .optional()
           .meta({ description: 'New expiry in Unix seconds: later than now and within 365 days; null removes the expiry.' }),

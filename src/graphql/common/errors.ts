@@ -4,16 +4,16 @@
  */
 import { GraphQLError } from 'graphql';
 import { DomainError, ERROR_TABLE, isErrorCode, publicCode } from '../../domain/errors.ts';
-import { isDatabaseUnavailable } from '../../domain/prisma-errors.ts';
+import { dateTimeRefusalError, isDatabaseUnavailable } from '../../domain/prisma-errors.ts';
 
-/** The DomainError behind a GraphQL error, if any. */
+/** The DomainError behind a GraphQL error, if any (a database's refusal of a date/time is VALIDATION_FAILED). */
 export function domainErrorOf(error: unknown): DomainError | null {
   let e: unknown = error;
   for (let i = 0; i < 5 && e; i++) {
     if (e instanceof DomainError) return e;
     e = (e as { originalError?: unknown }).originalError;
   }
-  return null;
+  return dateTimeRefusalError(error);
 }
 
 export function toGraphQLError(e: DomainError, source?: GraphQLError): GraphQLError {
