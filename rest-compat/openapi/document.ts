@@ -215,7 +215,7 @@ function operationObject(operation: Operation, render: ReturnType<typeof rendere
       in: 'header',
       required: false,
       description:
-        'Makes a retry safe: the first response to a key is stored for 24 hours (per workspace) and replayed, with `Idempotent-Replayed: true`, for a retry with the same request. The same key with a different request is refused (v1 `IDEMPOTENCY_KEY_REUSED`, v2 `30020`). 1-255 visible ASCII characters.',
+        'Makes a retry safe: the first response to a key is stored for 24 hours (per credential: API key or OAuth token) and replayed, with `Idempotent-Replayed: true`, for a retry with the same request by the same credential; another credential sending the same key makes a call of its own. The same key with a different request is refused (v1 `IDEMPOTENCY_KEY_REUSED`, v2 `30020`). 1-255 visible ASCII characters.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }

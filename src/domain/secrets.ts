@@ -76,19 +76,24 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const DUMMY_PASSWORD_HASH =
   'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-/** Encrypts with AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>` (base64url). */
-export function encryptSecret(plain: string, key: Buffer): string {
+/**
+ * Encrypts with AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>` (base64url). `context` (associated data, not stored) binds the
+ * ciphertext to where it belongs: decrypting it with another context fails.
+ */
+export function encryptSecret(plain: string, key: Buffer, context?: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
+  if (context !== undefined) cipher.setAAD(Buffer.from(context, 'utf8'));
   const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
 }
 
-/** Decrypts what encryptSecret produced; throws if the key is wrong or the text was altered. */
-export function decryptSecret(sealed: string, key: Buffer): string {
+/** Decrypts what encryptSecret produced; throws if the key or the context is wrong or the text was altered. */
+export function decryptSecret(sealed: string, key: Buffer, context?: string): string {
   const [v, iv, tag, ct] = sealed.split('.');
   if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('Unreadable sealed secret');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  if (context !== undefined) decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -1,13 +1,15 @@
 /**
  * The `Idempotency-Key` header (every POST of REST v1/v2, and GraphQL mutations): the HTTP side of
  * src/domain/idempotency.ts. It buffers the body to fingerprint the request, runs the handler at most once per key and
- * workspace, and replays the stored response with `Idempotent-Replayed: true`.
+ * credential, and replays the stored response with `Idempotent-Replayed: true` to that credential only. The caller
+ * resolves the principal for this request first (a credential no longer valid has none: its call runs, and is refused,
+ * like any call without the header).
  */
 import { parse, type OperationDefinitionNode } from 'graphql';
 import type { Principal } from '../domain/auth/principal.ts';
 import type { Deps } from '../domain/deps.ts';
 import { isDomainError, type DomainError } from '../domain/errors.ts';
-import { requestFingerprint, withIdempotency } from '../domain/idempotency.ts';
+import { requestFingerprint, storesAnswersFor, withIdempotency } from '../domain/idempotency.ts';
 import { readTextBody } from '../../rest-compat/shared/http.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -26,8 +28,9 @@ export function isGraphQLMutation(bodyText: string): boolean {
 }
 
 /**
- * Runs `handle` under the request's Idempotency-Key when there is one and a principal to scope it to; otherwise runs it
- * as is. `applies` decides from the buffered body whether this request is one that keys apply to.
+ * Runs `handle` under the request's Idempotency-Key when there is one and a principal to scope it to (one that may
+ * write: a read-only key's call runs as is, and its write is refused); otherwise runs it as is. `applies` decides from
+ * the buffered body whether this request is one that keys apply to.
  */
 export async function idempotent(
   deps: Deps,
@@ -46,13 +49,13 @@ export async function idempotent(
   }
   async function run(): Promise<Response> {
   const key = request.headers.get(IDEMPOTENCY_HEADER);
-  if (!key || request.method !== 'POST' || !principal) return handle(request);
+  if (!key || request.method !== 'POST' || !principal || !storesAnswersFor(principal)) return handle(request);
   const bodyText = (await readTextBody(request, maxBodyBytes)) ?? '';
   const rebuilt = new Request(request.url, { method: request.method, headers: request.headers, body: bodyText || undefined });
   if (!applies(bodyText)) return handle(rebuilt);
   const url = new URL(request.url);
   let contentType = 'application/json; charset=utf-8';
-  const out = await withIdempotency(deps, { workspaceId: principal.workspaceId, key, fingerprint: requestFingerprint('POST', url.pathname + url.search, bodyText) }, async () => {
+  const out = await withIdempotency(deps, { principal, key, fingerprint: requestFingerprint('POST', url.pathname + url.search, bodyText) }, async () => {
     const res = await handle(rebuilt);
     contentType = res.headers.get('content-type') ?? contentType;
     return { status: res.status, body: await res.text() };

@@ -59,6 +59,16 @@ describe('secrets', () => {
     expect(() => decryptSecret(parts.join('.'), key)).toThrow();
   });
 
+  it('a secret sealed with a context opens only with that context', () => {
+    const key = randomBytes(32);
+    const sealed = encryptSecret('sk_live_abc', key, 'idempotency\nwsp_a\napk_a\nkey-1');
+    expect(sealed).not.toContain('sk_live_abc');
+    expect(decryptSecret(sealed, key, 'idempotency\nwsp_a\napk_a\nkey-1')).toBe('sk_live_abc');
+    expect(() => decryptSecret(sealed, key, 'idempotency\nwsp_a\napk_b\nkey-1')).toThrow();
+    expect(() => decryptSecret(sealed, key)).toThrow();
+    expect(() => decryptSecret(encryptSecret('sk_live_abc', key), key, 'idempotency\nwsp_a\napk_a\nkey-1')).toThrow();
+  });
+
   it('safeEqual compares exactly', () => {
     expect(safeEqual('abc', 'abc')).toBe(true);
     expect(safeEqual('abc', 'abd')).toBe(false);
