@@ -113,6 +113,9 @@ export const ERROR_TABLE = {
   ROUTE_NOT_FOUND: r(404, 'NOT_FOUND', 404, '30003', 'No such endpoint.'),
   NOT_ACCEPTABLE: r(406, 'NOT_ACCEPTABLE', 406, '30001', 'The Accept header allows no media type this endpoint answers with.'),
   UNSUPPORTED_MEDIA_TYPE: r(415, 'UNSUPPORTED_MEDIA_TYPE', 415, '30002', 'Content-Type must be application/json.'),
+  // Subscriptions (GraphQL only; the REST renderings are never sent)
+  CATCH_UP_TOO_LARGE: r(422, 'CATCH_UP_TOO_LARGE', 422, '30022', 'Too many events to catch up on in a subscription: page through them with the events query, then subscribe with the last sequence it returned.'),
+  EVENTS_NOT_RETAINED: r(410, 'EVENTS_NOT_RETAINED', 410, '30023', 'Events after sinceSequence are no longer stored: reload the invoices and subscribe without sinceSequence.'),
 
   // Server
   SERVICE_UNAVAILABLE: r(503, 'SERVICE_UNAVAILABLE', 503, '50003', 'The service is temporarily unavailable; retry later.'),

@@ -6,6 +6,7 @@
 import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
+import { DomainError } from '../domain/errors.ts';
 
 export interface BusEvent {
   eventId: string;
@@ -24,17 +25,49 @@ export interface BusEvent {
 export interface EventBus {
   publish(event: BusEvent): void;
   subscribe(workspaceId: string): AsyncIterableIterator<BusEvent> & { return?(): Promise<IteratorResult<BusEvent>> };
+  /**
+   * Calls `onEvent` for every event of the workspace published from the moment the returned promise resolves (with
+   * Redis: once the channel is subscribed), synchronously and without buffering limits; resolves to the function that
+   * stops it. Subscriptions use it to hear the live events before they read what they missed from the database.
+   */
+  listen(workspaceId: string, onEvent: (event: BusEvent) => void): Promise<() => void>;
   close(): Promise<void>;
 }
 
 type Channels = { workspace: [string, BusEvent] };
 
+/** The pub/sub topic of a workspace's events (graphql-yoga's createPubSub names it `<routing key>:<id>`). */
+const topicOf = (workspaceId: string) => `workspace:${workspaceId}`;
+
+/** How long a subscription waits for Redis to confirm its channel before it fails (SERVICE_UNAVAILABLE). */
+const REDIS_SUBSCRIBE_TIMEOUT_MS = 5_000;
+
+type Target = Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+
+/** `listen` over an event target; `subscribed(topic)` resolves once events published on the topic reach the target. */
+function listenOn(target: Target, subscribed: (topic: string) => Promise<void>): EventBus['listen'] {
+  return async (workspaceId, onEvent) => {
+    const topic = topicOf(workspaceId);
+    const listener = (e: Event) => onEvent((e as CustomEvent<BusEvent>).detail);
+    target.addEventListener(topic, listener);
+    try {
+      await subscribed(topic);
+    } catch (e) {
+      target.removeEventListener(topic, listener);
+      throw e;
+    }
+    return () => target.removeEventListener(topic, listener);
+  };
+}
+
 export function createEventBus(redisUrl?: string): EventBus {
   if (!redisUrl) {
-    const pubsub = createPubSub<Channels>();
+    const target = new EventTarget();
+    const pubsub = createPubSub<Channels>({ eventTarget: target as never });
     return {
       publish: (e) => pubsub.publish('workspace', e.workspaceId, e),
       subscribe: (workspaceId) => pubsub.subscribe('workspace', workspaceId) as never,
+      listen: listenOn(target, async () => {}),
       close: async () => {},
     };
   }
@@ -47,6 +80,20 @@ export function createEventBus(redisUrl?: string): EventBus {
   return {
     publish: (e) => pubsub.publish('workspace', e.workspaceId, e),
     subscribe: (workspaceId) => pubsub.subscribe('workspace', workspaceId) as never,
+    // The event target SUBSCRIBEs when a topic gets its first listener, without telling when Redis confirmed it. A
+    // second SUBSCRIBE of the same channel on the same connection is answered after the first: once it is, the
+    // channel is live (subscribing twice is harmless: Redis keeps one subscription per channel and connection).
+    listen: listenOn(eventTarget as unknown as Target, async (topic) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DomainError('SERVICE_UNAVAILABLE', { message: 'Live events are unavailable (Redis did not answer); retry later.' })), REDIS_SUBSCRIBE_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([subscribeClient.subscribe(topic), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
     async close() {
       publishClient.disconnect();
       subscribeClient.disconnect();

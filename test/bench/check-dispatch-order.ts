@@ -33,7 +33,7 @@ await onEachDatabase(['PostgreSQL', 'PGlite'], async (kind, db) => {
     }
   }
   const published: BusEvent[] = [];
-  const bus: EventBus = { publish: (e) => published.push(e), subscribe: () => { throw new Error('not used'); }, close: async () => {} };
+  const bus: EventBus = { publish: (e) => published.push(e), subscribe: () => { throw new Error('not used'); }, listen: () => { throw new Error('not used'); }, close: async () => {} };
   const dispatcher = new OutboxDispatcher(db.sql, systemClock, bus, pino({ level: 'silent' }), { webhooks() {}, jobs() {} });
   const n = await dispatcher.runOnce();
   for (const ws of ['wsp_1', 'wsp_2']) {

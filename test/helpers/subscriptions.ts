@@ -1,6 +1,15 @@
-/** Subscription clients for tests: graphql-ws over a real WebSocket, and SSE over fetch. */
+/**
+ * Subscription clients for tests: graphql-ws over a real WebSocket, and SSE over fetch; and what a subscriber should
+ * receive (the stored events) with a way to produce many of them.
+ */
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { SqlExecutor } from '../../src/db/database.ts';
+import { resolvePrincipal } from '../../src/domain/auth/principal.ts';
+import { inRawTransaction } from '../../src/domain/deps.ts';
+import { recordEvents } from '../../src/domain/events/outbox.ts';
+import { createInvoice, invoiceEvent, markInvoicePaid } from '../../src/domain/invoices/invoices.ts';
+import type { App } from '../../src/http/app.ts';
 
 export interface Collected<T = any> {
   items: T[];
@@ -70,7 +79,9 @@ export async function subscribeSse<T = any>(baseUrl: string, token: string, quer
     body: JSON.stringify({ query, variables }),
     signal: ac.signal,
   });
-  if (!res.ok || !res.body) throw new Error(`SSE failed: ${res.status} ${await res.text()}`);
+  // A refused subscription is answered with the error's status and the error as an event: collected like the others.
+  const stream = res.headers.get('content-type')?.startsWith('text/event-stream');
+  if ((!res.ok && !stream) || !res.body) throw new Error(`SSE failed: ${res.status} ${await res.text()}`);
   (async () => {
     const reader = res.body!.getReader();
     const dec = new TextDecoder();
@@ -97,4 +108,64 @@ export async function subscribeSse<T = any>(baseUrl: string, token: string, quer
   })();
   await new Promise((r) => setTimeout(r, 150));
   return c;
+}
+
+/** The stored events of a workspace after `since`, oldest first: what a subscriber catching up from it must receive. */
+export async function storedEventsAfter(
+  sql: Pick<SqlExecutor, 'query'>,
+  workspaceId: string,
+  since: string,
+): Promise<{ sequence: string; type: string; invoiceId: string | null }[]> {
+  const rows = await sql.query<{ sequence: string | bigint; type: string; invoiceId: string | null }>(
+    `SELECT sequence, type, "invoiceId" FROM "Event" WHERE "workspaceId" = $1 AND sequence > $2::bigint ORDER BY sequence`,
+    [workspaceId, since],
+  );
+  return rows.map((r) => ({ sequence: String(r.sequence), type: r.type, invoiceId: r.invoiceId }));
+}
+
+/** A stored event as invoiceEvents delivers it (`sequence type invoice { id }`: the type without its `invoice.`). */
+export function asDelivered(e: { sequence: string; type: string; invoiceId: string | null }) {
+  return { sequence: e.sequence, type: e.type.replace(/^invoice\./, ''), invoiceId: e.invoiceId };
+}
+
+/** invoiceEvents messages (`sequence type invoice { id }`) in the same shape. */
+export function deliveredEvents(items: { invoiceEvents: { sequence: string; type: string; invoice: { id: string } } }[]) {
+  return items.map((x) => ({ sequence: x.invoiceEvents.sequence, type: x.invoiceEvents.type, invoiceId: x.invoiceEvents.invoice.id }));
+}
+
+/** The workspace's last event sequence ("0" before its first event). */
+export async function lastEventSequence(sql: Pick<SqlExecutor, 'query'>, workspaceId: string): Promise<string> {
+  const [row] = await sql.query<{ eventSeq: string | bigint }>(`SELECT "eventSeq" FROM "Workspace" WHERE id = $1`, [workspaceId]);
+  return String(row!.eventSeq);
+}
+
+/**
+ * `n` invoices created and marked paid through the app's own operations (2n events: invoice.created, invoice.paid),
+ * a few at a time, without n HTTP requests against the rate limit. Returns the ids.
+ */
+export async function createPaidInvoices(app: App, apiKey: string, prefix: string, n: number, concurrency = 4): Promise<string[]> {
+  const p = await resolvePrincipal(app.deps, apiKey);
+  const ids: string[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) {
+        const inv = await createInvoice(app.deps, p, { bankAccountIds: [], customer: { name: `${prefix}${i}` }, amount: 1_000 + i });
+        await markInvoicePaid(app.deps, p, inv.id);
+        ids[i] = inv.id;
+      }
+    }),
+  );
+  return ids;
+}
+
+/**
+ * `n` invoice.updated events of these invoices (in turn), written in one statement by the outbox's own writer (the
+ * workspace's next sequence numbers) and dispatched like any other: a backlog of thousands of missed events in well
+ * under a second, where paying thousands of invoices one by one takes minutes on the embedded database.
+ */
+export async function recordInvoiceUpdates(app: App, invoiceIds: string[], n: number): Promise<void> {
+  const invoices = await app.db.prisma.invoice.findMany({ where: { id: { in: invoiceIds } }, orderBy: { number: 'asc' } });
+  const now = new Date();
+  await inRawTransaction(app.deps, (q) => recordEvents(q, invoices[0]!.workspaceId, Array.from({ length: n }, (_, i) => invoiceEvent('invoice.updated', invoices[i % invoices.length]!, now))));
 }

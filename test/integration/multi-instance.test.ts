@@ -14,7 +14,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { Receiver } from '../helpers/receiver.ts';
-import { subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import { asDelivered, createPaidInvoices, deliveredEvents, recordInvoiceUpdates, storedEventsAfter, subscribeWs, wsClient } from '../helpers/subscriptions.ts';
 import type { Client } from 'graphql-ws';
 import { randomBytes } from 'node:crypto';
 
@@ -68,6 +68,46 @@ describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => 
     await a.deposit(m.bankAccount.notificationToken, { depositorName: '두인스턴스', amount: 31_000 });
     const [msg] = await sub.waitFor(1);
     expect(msg.invoicePaid).toEqual({ id: inv.body.data.id, status: 'PAID' });
+  });
+
+  it('a subscriber away while A committed more than a page of events reconnects to B (invoiceEvents) and C (invoicePaid) with sinceSequence: every event, in order, once, with those committed during the catch-up', async () => {
+    const a = new ServiceClient(urls[0]);
+    const m = await bootstrap(a);
+    const ws = (i: number) => {
+      const c = wsClient(urls[i], m.apiKey.secret);
+      clients.push(c);
+      return c;
+    };
+    const PAID = `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status eventSequence } }`;
+    const EVENTS = `subscription($since: String) { invoiceEvents(sinceSequence: $since) { sequence type invoice { id } } }`;
+    // Before going away the client saw one payment, on B: it keeps that delivery's sequence.
+    const before = await subscribeWs(ws(1), PAID);
+    const [seen] = await createPaidInvoices(apps[0], m.apiKey.secret, '떠나기전', 1);
+    const [last] = await before.waitFor(1);
+    expect(last.invoicePaid).toEqual({ id: seen, status: 'PAID', eventSequence: expect.stringMatching(/^\d+$/) });
+    before.close();
+    const since = last.invoicePaid.eventSequence as string;
+    // Away: A commits 1,200 events (the catch-up reads 500 at a time).
+    const missed = await createPaidInvoices(apps[0], m.apiKey.secret, '없는동안', 10);
+    await recordInvoiceUpdates(apps[0], missed, 1_180);
+    // Back, on B and on C (no workers: what it hears live comes through Redis), while A keeps committing.
+    const [events, paid] = await Promise.all([
+      subscribeWs(ws(1), EVENTS, { since }),
+      subscribeWs(ws(2), PAID, { since }),
+      createPaidInvoices(apps[0], m.apiKey.secret, '따라잡는중', 10),
+    ]);
+    const inv = await a.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '돌아온뒤' }, amount: 32_000 } });
+    expect((await a.deposit(m.bankAccount.notificationToken, { depositorName: '돌아온뒤', amount: 32_000 })).status).toBe(201);
+    const stored = await storedEventsAfter(apps[0].db.sql, m.workspaceId, since);
+    expect(stored).toHaveLength(1_200 + 20 + 2);
+    expect(stored.at(-1)).toEqual({ sequence: expect.any(String), type: 'invoice.paid', invoiceId: inv.body.data.id });
+    const storedPaid = stored.filter((e) => e.type === 'invoice.paid').map((e) => ({ id: e.invoiceId, status: 'PAID', eventSequence: e.sequence }));
+    expect(deliveredEvents(await events.waitFor(stored.length, 60_000))).toEqual(stored.map(asDelivered));
+    expect((await paid.waitFor(storedPaid.length, 60_000)).map((x) => x.invoicePaid)).toEqual(storedPaid);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events.items).toHaveLength(stored.length);
+    expect(paid.items).toHaveLength(storedPaid.length);
+    expect([...events.errors, ...paid.errors]).toEqual([]);
   });
 
   it('both instances deliver webhooks, and each event reaches the endpoint once', async () => {

@@ -5,14 +5,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
-import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import {
+  asDelivered,
+  createPaidInvoices,
+  deliveredEvents,
+  lastEventSequence,
+  recordInvoiceUpdates,
+  storedEventsAfter,
+  subscribeSse,
+  subscribeWs,
+  wsClient,
+} from '../helpers/subscriptions.ts';
 import type { Client } from 'graphql-ws';
 import { invoiceFromJson } from '../../src/domain/invoices/invoices.ts';
 import type { BusEvent } from '../../src/events/event-bus.ts';
 import { busEventOf } from '../../src/events/outbox-dispatcher.ts';
+import { resolvePrincipal } from '../../src/domain/auth/principal.ts';
+import { createInvoice } from '../../src/domain/invoices/invoices.ts';
+import { catchUpLimits } from '../../src/domain/events/catch-up.ts';
+import { feedSettings } from '../../src/events/ordered-feed.ts';
 
 const PAID = `subscription { invoicePaid { id status amount paidAt } }`;
 const EVENTS = `subscription($id: ID, $since: String) { invoiceEvents(invoiceId: $id, sinceSequence: $since) { type sequence invoice { id status } } }`;
+const PAID_SINCE = `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status eventSequence } }`;
 
 describe(`subscriptions on ${dbLabel}`, () => {
   let t: TestApp;
@@ -115,6 +130,144 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const caught = await t.client.gql(`query($s: String) { events(sinceSequence: $s) { type invoiceId } }`, { s: before }, b.apiKey.secret);
     expect(caught.events.map((e: { type: string }) => e.type)).toEqual(['invoice.created', 'invoice.paid', 'invoice.created']);
     sub.close();
+  });
+
+  it('sinceSequence catches up on more missed events than one page (1,300 events, the internal page is 500): every one, in order, once, with those committed during the catch-up, then live', async () => {
+    const m = await bootstrap(t.client);
+    const since = await lastEventSequence(t.app.db.sql, m.workspaceId);
+    const ids = await createPaidInvoices(t.app, m.apiKey.secret, '놓친결제', 10);
+    await recordInvoiceUpdates(t.app, ids, 1_280);
+    const sub = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since });
+    // committed while the subscriber is catching up
+    await createPaidInvoices(t.app, m.apiKey.secret, '따라잡는중', 5);
+    const stored = await storedEventsAfter(t.app.db.sql, m.workspaceId, since);
+    expect(stored).toHaveLength(1_310);
+    const got = await sub.waitFor(stored.length, 60_000);
+    expect(deliveredEvents(got)).toEqual(stored.map(asDelivered));
+    // then live, still in order and once
+    const live = await invoice(m, '이어서실시간', 30_100);
+    await sub.waitFor(stored.length + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(deliveredEvents(sub.items)).toEqual((await storedEventsAfter(t.app.db.sql, m.workspaceId, since)).map(asDelivered));
+    expect(sub.items.at(-1).invoiceEvents).toMatchObject({ type: 'created', invoice: { id: live } });
+    expect(sub.errors).toEqual([]);
+    sub.close();
+  });
+
+  it('invoicePaid carries the sequence of its invoice.paid event; resuming from it (over SSE) delivers exactly the later paid invoices', async () => {
+    const m = await bootstrap(t.client);
+    const since = await lastEventSequence(t.app.db.sql, m.workspaceId);
+    // 30 paid invoices among 1,160 events (more than the 1,000 a catch-up used to stop at)
+    const early = await createPaidInvoices(t.app, m.apiKey.secret, '재개', 15);
+    await recordInvoiceUpdates(t.app, early, 1_100);
+    await createPaidInvoices(t.app, m.apiKey.secret, '재개뒤', 15);
+    const paid = (await storedEventsAfter(t.app.db.sql, m.workspaceId, since)).filter((e) => e.type === 'invoice.paid');
+    expect(paid).toHaveLength(30);
+    const first = await subscribeWs(ws(m.apiKey.secret), PAID_SINCE, { since });
+    const got = await first.waitFor(30);
+    expect(got.map((x) => x.invoicePaid)).toEqual(paid.map((e) => ({ id: e.invoiceId, status: 'PAID', eventSequence: e.sequence })));
+    first.close();
+    // The client saw 20 and went away: it resumes from the last sequence it received.
+    const resumeFrom = got[19].invoicePaid.eventSequence;
+    const resumed = await subscribeSse(t.url, m.apiKey.secret, PAID_SINCE, { since: resumeFrom });
+    await resumed.waitFor(10);
+    const later = await invoice(m, '재개후', 30_200);
+    await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '재개후', amount: 30_200 });
+    await resumed.waitFor(11);
+    await new Promise((r) => setTimeout(r, 300));
+    const [laterPaid] = (await storedEventsAfter(t.app.db.sql, m.workspaceId, paid.at(-1)!.sequence)).filter((e) => e.type === 'invoice.paid');
+    expect(resumed.items.map((x) => x.invoicePaid)).toEqual([
+      ...paid.slice(20).map((e) => ({ id: e.invoiceId, status: 'PAID', eventSequence: e.sequence })),
+      { id: later, status: 'PAID', eventSequence: laterPaid!.sequence },
+    ]);
+    expect(resumed.errors).toEqual([]);
+    resumed.close();
+  });
+
+  it('live events are delivered in sequence order: one published out of order waits for the earlier one, and one never published is read from the database', async () => {
+    const m = await bootstrap(t.client);
+    const p = await resolvePrincipal(t.app.deps, m.apiKey.secret);
+    // Commits whose events reach the bus only when this test publishes them (no publication at commit, no dispatcher).
+    const quiet = { ...t.app.deps, onEventsCommitted: () => {} };
+    await t.app.workers.dispatcher.stop();
+    try {
+      const sub = await subscribeWs(ws(m.apiKey.secret), EVENTS);
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await createInvoice(quiet, p, { bankAccountIds: [], customer: { name: `순서${i}` }, amount: 30_300 + i })).id);
+      const rows = await t.app.db.sql.query<Parameters<typeof busEventOf>[0]>(
+        `SELECT id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt" FROM "Event" WHERE "invoiceId" = ANY($1::text[]) ORDER BY sequence`,
+        [ids],
+      );
+      const publish = (i: number) => t.app.workers.bus.publish(busEventOf(rows[i]!, null));
+      // The first two are never published (lost), the third is; the fifth comes before the fourth.
+      publish(2);
+      publish(4);
+      await new Promise((r) => setTimeout(r, 20));
+      publish(3);
+      const got = await sub.waitFor(5);
+      expect(got.map((x) => [x.invoiceEvents.sequence, x.invoiceEvents.invoice.id])).toEqual(rows.map((r) => [String(r.sequence), r.invoiceId]));
+      // A repeat (another instance dispatching them again) is dropped.
+      for (let i = 0; i < 5; i++) publish(i);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(sub.items).toHaveLength(5);
+      sub.close();
+    } finally {
+      t.app.workers.dispatcher.start();
+    }
+  });
+
+  it('a catch-up beyond the limit ends with CATCH_UP_TOO_LARGE (page with the events query instead); a sequence the workspace never reached, and events no longer stored, are refused too', async () => {
+    const m = await bootstrap(t.client);
+    const since = await lastEventSequence(t.app.db.sql, m.workspaceId);
+    await createPaidInvoices(t.app, m.apiKey.secret, '한도', 3);
+    const saved = catchUpLimits.maxEvents;
+    catchUpLimits.maxEvents = 5;
+    try {
+      const overWs = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since });
+      const overSse = await subscribeSse(t.url, m.apiKey.secret, PAID_SINCE, { since });
+      await new Promise((r) => setTimeout(r, 300));
+      for (const sub of [overWs, overSse]) {
+        expect(sub.items).toEqual([]);
+        expect(sub.errors).toEqual([
+          [
+            expect.objectContaining({
+              message: `6 events were committed after sequence ${since}, more than a subscription catches up on (5): page through them with the events query, then subscribe with the last sequence it returned.`,
+              extensions: expect.objectContaining({ code: 'CATCH_UP_TOO_LARGE', data: { sinceSequence: since, lastSequence: String(BigInt(since) + 6n), maxEvents: 5 } }),
+            }),
+          ],
+        ]);
+      }
+      // Within the limit it catches up as usual.
+      const within = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since: String(BigInt(since) + 1n) });
+      expect((await within.waitFor(5)).map((x) => x.invoiceEvents.sequence)).toEqual([2n, 3n, 4n, 5n, 6n].map((d) => String(BigInt(since) + d)));
+      within.close();
+    } finally {
+      catchUpLimits.maxEvents = saved;
+    }
+    const ahead = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since: String(BigInt(since) + 7n) });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ahead.errors).toEqual([
+      [expect.objectContaining({ message: `sinceSequence ${BigInt(since) + 7n} is after the workspace's last event (${BigInt(since) + 6n}).`, extensions: expect.objectContaining({ code: 'VALIDATION_FAILED', field: ['sinceSequence'] }) })],
+    ]);
+    // Were events ever pruned, a subscriber from before the oldest one kept could not catch up by any means.
+    await t.app.workers.dispatcher.loop.drain();
+    await t.app.db.sql.query(`DELETE FROM "Event" WHERE "workspaceId" = $1 AND sequence = $2::bigint + 1`, [m.workspaceId, since]);
+    const pruned = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pruned.items).toEqual([]);
+    expect(pruned.errors).toEqual([[expect.objectContaining({ extensions: expect.objectContaining({ code: 'EVENTS_NOT_RETAINED' }) })]]);
+  });
+
+  it('the events query pages past events an account-limited key may not see (a page never ends early while visible ones remain)', async () => {
+    const m = await bootstrap(t.client);
+    const second = await addVerifiedBankAccount(t.client, m.sessionToken);
+    const key = await t.client.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, { i: { name: 'limited', bankAccountIds: [second.id] } }, m.sessionToken);
+    const since = await lastEventSequence(t.app.db.sql, m.workspaceId);
+    const hidden = await createPaidInvoices(t.app, m.apiKey.secret, '안보임', 2);
+    await recordInvoiceUpdates(t.app, hidden, 300); // events of invoices on all accounts: not the key's
+    const inside = await invoice(m, '보임', 30_400, [second.id]);
+    const page = await t.client.gql(`query($s: String) { events(sinceSequence: $s, first: 10) { type invoiceId } }`, { s: since }, key.createApiKey.secret);
+    expect(page.events).toEqual([{ type: 'invoice.created', invoiceId: inside }]);
   });
 
   it('an unauthenticated subscription is refused', async () => {

@@ -5,20 +5,30 @@
  */
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { assertCatchUpPossible, catchUpLimits } from '../../domain/events/catch-up.ts';
 import { eventDataVisibleTo, eventVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
-import { busEventOf } from '../../events/outbox-dispatcher.ts';
+import { eventMatches, openOrderedFeed, workspaceEventSource, type EventFilter } from '../../events/ordered-feed.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
+import { selectsRelations } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
 
 interface InvoiceEventShape {
   event: BusEvent;
   invoice: Invoice;
+}
+
+/** What a subscription yields: an event, or the error that ends it (a failed database read mid-stream). */
+type Delivery = InvoiceEventShape | { error: unknown };
+
+function delivered(d: Delivery): InvoiceEventShape {
+  if ('error' in d) throw d.error;
+  return d;
 }
 
 const InvoiceEventType = builder.objectRef<InvoiceEventShape>('InvoiceEvent').implement({
@@ -28,7 +38,12 @@ const InvoiceEventType = builder.objectRef<InvoiceEventShape>('InvoiceEvent').im
     sequence: t.string({ description: 'Per-workspace sequence number (decimal); pass the last one seen as sinceSequence to catch up.', resolve: (e) => e.event.sequence }),
     type: t.string({ description: 'created, paid, updated, canceled, deleted or unpaid.', resolve: (e) => subscriptionEventType(e.event.type) ?? e.event.type }),
     createdAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (e) => new Date(e.event.createdAt) }),
-    invoice: t.field({ type: InvoiceType, description: 'The invoice as it is now.', resolve: (e) => e.invoice }),
+    invoice: t.prismaField({
+      type: InvoiceType,
+      description: 'The invoice: as the change left it when the event comes live, as it is now when the event was read from the database (a catch-up).',
+      // The event carries the whole row: read again only for relations (each event is a query of its own otherwise).
+      resolve: (query, e, _args, ctx) => (selectsRelations(query) ? ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: e.invoice.id } }) : e.invoice),
+    }),
   }),
 });
 
@@ -56,10 +71,14 @@ function parseSequence(v: string | null | undefined): bigint | null {
   return BigInt(v);
 }
 
+/** Rows the events query reads at a time while it fills a page with the events the principal may see. */
+const EVENTS_READ_PAGE = 200;
+
 builder.queryField('events', (t) =>
   t.prismaField({
     type: [EventRecordType],
-    description: 'Events after `sinceSequence`, oldest first (at most 100): what a reconnecting subscriber missed.',
+    description:
+      'Events after `sinceSequence`, oldest first (at most `first`): what a reconnecting subscriber missed. Page on with the last sequence returned; a page shorter than `first` means there are no more.',
     args: {
       sinceSequence: t.arg.string({ description: 'Return events with a greater sequence (absent = from the start).' }),
       invoiceId: t.arg.id({ description: 'Only events of this invoice.' }),
@@ -67,75 +86,86 @@ builder.queryField('events', (t) =>
     },
     resolve: async (query, _root, args, ctx) => {
       const p = requirePrincipal(ctx.principal);
-      const since = parseSequence(args.sinceSequence);
+      let since = parseSequence(args.sinceSequence);
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
-      const rows = await ctx.prisma.event.findMany({
-        ...query,
-        where: { workspaceId: p.workspaceId, ...(since !== null ? { sequence: { gt: since } } : {}), ...(args.invoiceId ? { invoiceId: args.invoiceId } : {}) },
-        orderBy: { sequence: 'asc' },
-        take: Math.min(Math.max(args.first ?? 100, 1), 100) * 2,
-      });
-      return rows.filter((e) => eventVisibleTo(p, e)).slice(0, Math.min(Math.max(args.first ?? 100, 1), 100));
+      const first = Math.min(Math.max(args.first ?? 100, 1), 100);
+      // An account-limited key does not see every event: read on past those until the page is full or there are no
+      // more, so that a short page always means "caught up" (a client pages by the last sequence returned).
+      const visible: Awaited<ReturnType<typeof ctx.prisma.event.findMany>> = [];
+      for (;;) {
+        const rows = await ctx.prisma.event.findMany({
+          ...query,
+          where: { workspaceId: p.workspaceId, ...(since !== null ? { sequence: { gt: since } } : {}), ...(args.invoiceId ? { invoiceId: args.invoiceId } : {}) },
+          orderBy: { sequence: 'asc' },
+          take: EVENTS_READ_PAGE,
+        });
+        for (const e of rows) if (eventVisibleTo(p, e) && visible.push(e) === first) return visible;
+        if (rows.length < EVENTS_READ_PAGE) return visible;
+        since = rows.at(-1)!.sequence;
+      }
     },
   }),
 );
 
-/** Live events of the principal's workspace, after replaying those after `since` from the database. */
-async function* visibleEvents(ctx: GraphQLContext, filter: { invoiceId?: string | null; types?: string[]; since: bigint | null }): AsyncGenerator<InvoiceEventShape> {
+/**
+ * The subscription's events: those of the principal's workspace after `since` (every one, from the database, in
+ * pages), then the live ones, in sequence order and once each (src/events/ordered-feed.ts); only those the filter
+ * asks for and the principal may see. A catch-up it cannot do is refused before the first event (CATCH_UP_TOO_LARGE,
+ * EVENTS_NOT_RETAINED); a database read that fails later ends it with that error.
+ */
+async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since: bigint | null }): Promise<AsyncIterableIterator<Delivery>> {
   const p = requirePrincipal(ctx.principal);
-  const live = ctx.bus.subscribe(p.workspaceId);
-  // Live events may arrive out of sequence order (commits overlap, instances publish independently): skip only what
-  // the replay already yielded, by event id, never "everything below the last sequence seen".
-  const replayed = new Set<string>();
-  const accept = async (e: BusEvent): Promise<InvoiceEventShape | null> => {
-    if (!e.invoiceId || (filter.invoiceId && e.invoiceId !== filter.invoiceId)) return null;
-    if (filter.types && !filter.types.includes(e.type)) return null;
-    if (!eventVisibleTo(p, e)) return null;
-    // Live events carry the invoice as it was after the commit (put there by the committing process or the
-    // dispatcher); replayed ones are read here.
-    const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
-    return invoice ? { event: e, invoice } : null;
-  };
-  try {
-    if (filter.since !== null) {
-      const missed = await ctx.prisma.event.findMany({
-        where: { workspaceId: p.workspaceId, sequence: { gt: filter.since }, ...(filter.invoiceId ? { invoiceId: filter.invoiceId } : {}) },
-        orderBy: { sequence: 'asc' },
-        take: 1000,
-      });
-      for (const row of missed) {
-        const shaped = await accept(busEventOf(row));
-        replayed.add(row.id);
-        if (shaped) yield shaped;
-      }
-    }
-    // A live event can come twice (published at commit, then once more by a dispatcher that did not know): the last
-    // few hundred ids are remembered and a repeat is dropped.
-    const recent = new Set<string>();
-    for await (const e of live) {
-      if (replayed.has(e.eventId) || recent.has(e.eventId)) continue;
-      recent.add(e.eventId);
-      if (recent.size > 512) recent.delete(recent.values().next().value!);
-      const shaped = await accept(e);
-      if (shaped) yield shaped;
-    }
-  } finally {
-    await live.return?.();
-  }
+  return openOrderedFeed<Delivery>(workspaceEventSource(ctx.bus, ctx.deps.sql, p.workspaceId, filter), {
+    since: filter.since,
+    check: assertCatchUpPossible,
+    async map(e) {
+      if (!e.invoiceId || !eventMatches(filter, e) || !eventVisibleTo(p, e)) return null;
+      // Events carry the invoice's row: live ones as it was after the commit (put there by the committing process or
+      // the dispatcher), stored ones as it is now. Only an event someone published without it is looked up.
+      const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
+      return invoice ? { event: e, invoice } : null;
+    },
+    failed: (error) => ({ error }),
+  });
 }
+
+/** The invoice.paid event each invoicePaid delivery reports, by the invoice object delivered (see eventSequence). */
+const paidEventOf = new WeakMap<Invoice, BusEvent>();
+
+builder.objectField(InvoiceType, 'eventSequence', (t) =>
+  t.string({
+    nullable: true,
+    description:
+      'In an invoicePaid delivery: the sequence of the invoice.paid event it reports. Deliveries come in sequence order, so a client that reconnects passes the last one it received as sinceSequence and misses nothing. Null elsewhere.',
+    resolve: (invoice) => paidEventOf.get(invoice)?.sequence ?? null,
+  }),
+);
+
+/** The catch-up limit as the descriptions state it. */
+const CATCH_UP_MAX = catchUpLimits.maxEvents.toLocaleString('en-US');
 
 builder.subscriptionType({ description: 'Live payment events (graphql-ws on ws://<host>/graphql, or SSE on /graphql).' });
 
 builder.subscriptionField('invoicePaid', (t) =>
-  t.field({
+  t.prismaField({
     type: InvoiceType,
     description: 'Every invoice paid in the workspace (by deposit or mark-as-paid); an account-limited key sees only invoices within its accounts.',
-    args: { sinceSequence: t.arg.string({ description: 'First replay paid events after this sequence from the database.' }) },
+    args: {
+      sinceSequence: t.arg.string({
+        description:
+          `First deliver every invoice paid after this event sequence (the last eventSequence received), from the database, then the live ones, without a gap. More than ${CATCH_UP_MAX} events to catch up on: CATCH_UP_TOO_LARGE (page with the events query).`,
+      }),
+    },
     subscribe: (_root, args, ctx) => {
       requirePrincipal(ctx.principal);
       return visibleEvents(ctx, { types: ['invoice.paid'], since: parseSequence(args.sinceSequence) });
     },
-    resolve: (e: InvoiceEventShape) => e.invoice,
+    resolve: async (query, d: Delivery, _args, ctx) => {
+      const { event, invoice } = delivered(d);
+      const row = selectsRelations(query) ? await ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } }) : invoice;
+      paidEventOf.set(row, event);
+      return row;
+    },
   }),
 );
 
@@ -145,13 +175,16 @@ builder.subscriptionField('invoiceEvents', (t) =>
     description: 'Every change of the invoices of the workspace, or of one invoice; an account-limited key sees only invoices within its accounts.',
     args: {
       invoiceId: t.arg.id({ description: 'Only this invoice.' }),
-      sinceSequence: t.arg.string({ description: 'First replay events after this sequence from the database.' }),
+      sinceSequence: t.arg.string({
+        description:
+          `First deliver every event after this sequence (the last one received), from the database, then the live ones, without a gap. More than ${CATCH_UP_MAX} events to catch up on: CATCH_UP_TOO_LARGE (page with the events query).`,
+      }),
     },
     subscribe: async (_root, args, ctx) => {
       const p = requirePrincipal(ctx.principal);
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
       return visibleEvents(ctx, { invoiceId: args.invoiceId, since: parseSequence(args.sinceSequence) });
     },
-    resolve: (e: InvoiceEventShape) => e,
+    resolve: (d: Delivery) => delivered(d),
   }),
 );

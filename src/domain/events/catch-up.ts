@@ -1,0 +1,31 @@
+/**
+ * What a reconnecting subscriber may catch up on. A subscription with `sinceSequence` delivers every event of the
+ * workspace committed after that sequence before going live, never a silent gap: what it cannot deliver, it refuses
+ * at the start with an error that says what to do instead.
+ */
+import { DomainError } from '../errors.ts';
+
+/** The most events one subscription replays before going live (the rest: the `events` query, 100 a page). */
+export const catchUpLimits = { maxEvents: 100_000 };
+
+/**
+ * The rule for a subscription's `sinceSequence`, given the workspace's last event sequence (`head`) and whether the
+ * event right after `since` is still stored (always, while events are never pruned): a sequence the workspace never
+ * reached is a client error; events no longer stored cannot be caught up on by any means (EVENTS_NOT_RETAINED);
+ * more than `catchUpLimits.maxEvents` are paged with the events query instead (CATCH_UP_TOO_LARGE).
+ */
+export function assertCatchUpPossible(since: bigint, head: bigint, nextStored: boolean): void {
+  if (since > head) {
+    throw new DomainError('VALIDATION_FAILED', { message: `sinceSequence ${since} is after the workspace's last event (${head}).`, path: ['sinceSequence'] });
+  }
+  if (since < head && !nextStored) {
+    throw new DomainError('EVENTS_NOT_RETAINED', { data: { sinceSequence: String(since), lastSequence: String(head) } });
+  }
+  const missed = head - since;
+  if (missed > BigInt(catchUpLimits.maxEvents)) {
+    throw new DomainError('CATCH_UP_TOO_LARGE', {
+      message: `${missed} events were committed after sequence ${since}, more than a subscription catches up on (${catchUpLimits.maxEvents}): page through them with the events query, then subscribe with the last sequence it returned.`,
+      data: { sinceSequence: String(since), lastSequence: String(head), maxEvents: catchUpLimits.maxEvents },
+    });
+  }
+}
