@@ -1,11 +1,12 @@
 /**
  * `npx tsx test/bench/check-match-candidates.ts [--pg]`: the name-based candidate query of deposit matching
  * (matchCandidates in src/domain/deposits/deposits.ts) decides exactly as decideMatch() over every pending invoice of
- * the amount would. Random names over an alphabet of Hangul, Latin, every bracket removeBrackets() knows, whitespace
- * and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, unrelated) and truncation lengths. PGlite
+ * the amount would. Random names over an alphabet of Hangul (also as NFD jamo), Latin (both cases, full-width), brackets
+ * of several widths, whitespace and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, upper-cased,
+ * decomposed, unrelated) and truncation lengths. PGlite
  * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
  */
-import { removeBrackets } from '../../src/domain/deposits/name-matching.ts';
+import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
 import { matchCandidates } from '../../src/domain/deposits/deposits.ts';
 import { decideMatch, type MatchDecision } from '../../src/domain/deposits/name-matching.ts';
 import { onEachDatabase } from './lib/scratch.ts';
@@ -25,7 +26,7 @@ await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
     seed ^= seed << 5;
     return (seed >>> 0) % n;
   };
-  const alphabet = ['홍', '길', '동', '김', 'a', 'b', '(', ')', '[', ']', '{', '}', '（', '）', '【', '】', '%', '_', '\\', ' ', '\u3000', '1'];
+  const alphabet = ['홍', '길', '동', '김', 'a', 'b', 'A', 'Ｂ', '\u1100\u1161', '(', ')', '[', ']', '{', '}', '（', '）', '［', '］', '【', '】', '〔', '〕', '「', '」', '<', '>', '%', '_', '\\', ' ', '\u3000', '1'];
   const word = (min: number, max: number) => Array.from({ length: min + rnd(max - min + 1) }, () => alphabet[rnd(alphabet.length)]).join('');
   const names = new Set<string>();
   while (names.size < 3000) names.add(rnd(3) === 0 ? word(1, 4) : word(2, 9));
@@ -37,7 +38,7 @@ await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
       number: i + 1,
       issuerId: 'acc_1',
       customerName: n,
-      customerNameBare: removeBrackets(n),
+      ...invoiceNameColumns(n),
       amount: 1 + rnd(3),
       searchText: n,
       bankAccountIds: rnd(4) === 0 ? ['bac_other'] : [],
@@ -52,7 +53,7 @@ await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
     const base = list[rnd(list.length)];
     const truncation = [7, 3, 2, Number.POSITIVE_INFINITY][rnd(4)];
     const cut = [...base].slice(0, truncation === Number.POSITIVE_INFINITY ? 5 : truncation).join('');
-    const variants = [cut, cut, base, base + '(' + word(0, 2) + ')', '[x]' + base, word(1, 8), base.replace(/[()[\]{}（）【】]/g, ''), base.slice(0, 3) + ' ' + base.slice(3)];
+    const variants = [cut, cut, base, base + '(' + word(0, 2) + ')', '[x]' + base, word(1, 8), base.replace(/[()[\]{}（）［］【】〔〕「」<>]/g, ''), base.toUpperCase(), base.normalize('NFD'), base.slice(0, 3) + ' ' + base.slice(3)];
     const depositName = variants[rnd(variants.length)].trim();
     if (!depositName) continue;
     const amount = 1 + rnd(3);

@@ -13,6 +13,9 @@
  *    ones, which give their amount back) sum to canceledAmount, 0 ≤ canceledAmount ≤ amount, remainingAmount =
  *    amount − canceledAmount, fully canceled ⇔ CANCELED/REVOKED; supplyCost + tax = amount; a PENDING receipt has a
  *    pending job that will settle it; receipt.issued/receipt.failed once each, matching the receipt's outcome;
+ *  - names compared as one rule says: every invoice's customerNameKey and customerNameBare are what
+ *    depositor-name.ts computes from its customerName (whatever wrote the row); a 1-won deposit named with its
+ *    account's verification code (normalised) is a verification deposit, never matched;
  *  - one event per state change: every invoice has exactly one `created` history line and one invoice.created event;
  *    history lines paid/canceled/deleted/updated/unmatched and events invoice.paid/canceled/deleted/updated/unpaid
  *    come in equal numbers per invoice; per workspace the event sequence is gap-free (1..eventSeq) and invoice
@@ -21,6 +24,8 @@
  * Event types and history types are those written by src/domain (events/outbox.ts EVENT_TYPES; addHistory callers).
  */
 import { openDatabase, pgliteDirFor, type Database } from '../../src/db/database.ts';
+import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
+import { isVerificationDeposit } from '../../src/domain/deposits/deposits.ts';
 
 /** Anything with `query(text, params)`: the app's `db.sql`, a pg Client/Pool, a PGlite instance. */
 export interface QueryLike {
@@ -190,6 +195,28 @@ async function checkAll(sql: QueryLike, opts: InvariantOptions): Promise<string[
   for (const [invoiceId, ids] of matchedTo) if (ids.length > 1) fail('deposit matched once', `invoice ${invoiceId} matched by ${ids.length} deposits`);
   for (const r of await rows<{ id: string }>(sql, `SELECT id FROM "Transaction" WHERE "matchedInvoiceId" IS NULL AND ("matchMethod" IS NOT NULL OR "matchedAt" IS NOT NULL) AND ${inWs()}`, ws)) {
     fail('deposit ↔ invoice', `unmatched deposit ${r.id} has a matchMethod or matchedAt`);
+  }
+
+  // ── Names: the stored comparison columns and verification deposits follow the one normalisation rule ──
+  for (const r of await rows<{ id: string; customerName: string; customerNameKey: string; customerNameBare: string }>(
+    sql,
+    `SELECT id, "customerName", "customerNameKey", "customerNameBare" FROM "Invoice" WHERE ${inWs()}`,
+    ws,
+  )) {
+    const want = invoiceNameColumns(r.customerName);
+    if (want.customerNameKey !== r.customerNameKey || want.customerNameBare !== r.customerNameBare) {
+      fail('invoice name columns', `${r.id} ${JSON.stringify(r.customerName)}: stored key/bare ${JSON.stringify([r.customerNameKey, r.customerNameBare])}, the rule gives ${JSON.stringify([want.customerNameKey, want.customerNameBare])}`);
+    }
+  }
+  for (const r of await rows<{ id: string; description: string; verificationCode: string; verification: boolean; matchedInvoiceId: string | null }>(
+    sql,
+    `SELECT t.id, t.description, a."verificationCode", t.verification, t."matchedInvoiceId" FROM "Transaction" t JOIN "BankAccount" a ON a.id = t."bankAccountId"
+      WHERE t.amount = 1 AND ${inWs('t."workspaceId"')}`,
+    ws,
+  )) {
+    if (isVerificationDeposit(r, { amount: 1, depositorName: r.description }) && (!r.verification || r.matchedInvoiceId)) {
+      fail('verification deposits', `${r.id}: a 1-won deposit named with its account's code stored verification=${r.verification}, matched to ${r.matchedInvoiceId}`);
+    }
   }
 
   // ── Events: sequences and subjects ──

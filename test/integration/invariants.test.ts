@@ -116,6 +116,13 @@ describe(`the invariant checker on ${dbLabel}`, () => {
        INSERT INTO "Event" (id, "workspaceId", sequence, type, "cashReceiptId", data) SELECT 'evt_corrupt', $1, s."eventSeq", 'receipt.issued', $2, '{}'::jsonb FROM s`,
       [m.workspaceId, ids.receipt],
     ), 'one event per receipt outcome'],
+    ['an invoice whose stored comparison name is not the rule\'s (not normalised)', (q) => q.query(`UPDATE "Invoice" SET "customerNameKey" = "customerName" || 'X' WHERE id = $1`, [ids.patched]), 'invoice name columns'],
+    ['an invoice whose stored bracket-free name is stale', (q) => q.query(`UPDATE "Invoice" SET "customerNameBare" = 'stale' WHERE id = $1`, [ids.patched]), 'invoice name columns'],
+    ['a visible 1-won deposit named with the account\'s verification code', (q) => q.query(
+      `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText", hidden, verification, "receivedAt")
+       SELECT 'trx_corrupt', a."workspaceId", a.id, '{}'::jsonb, 'corrupt', 1, a."verificationCode", '', false, false, now() FROM "BankAccount" a WHERE a.id = $1`,
+      [m.bankAccount.id],
+    ), 'verification deposits'],
   ])('reports %s', async (_name, corrupt, rule) => {
     const v = await violationsAfter(corrupt);
     expect(v.some((line) => line.startsWith(rule + ':')), `expected a "${rule}" violation, got ${JSON.stringify(v)}`).toBe(true);

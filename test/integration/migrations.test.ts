@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { diffSchemaAgainstMigrations, SCHEMA_PATH } from '../../src/db/drift.ts';
 import { MigrationError, migrate, pendingMigrations, readMigrations } from '../../src/db/migrate.ts';
 import { emptyFilters, openSchemaEngine } from '../../src/db/schema-engine.ts';
+import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 describe(`migrations on ${dbLabel}`, () => {
@@ -122,5 +123,83 @@ describe(`migrations on ${dbLabel}`, () => {
     // An instance of the previous release, still running during a rolling upgrade, still finds what it claims by.
     const oldClaim = await db.sql.query<{ id: string }>(`UPDATE "Event" SET "dispatchedAt" = now() WHERE "dispatchedAt" IS NULL RETURNING id`);
     expect(oldClaim.map((r) => r.id)).toEqual(['evt_waiting']);
+  });
+  it('upgrading to normalised depositor names: existing invoices get the comparison columns the application computes, the name indexes are rebuilt on them, and visible 1-won code deposits become verification deposits', async () => {
+    current = await freshDatabase({ migrated: false });
+    const db = current.database;
+    const all = readMigrations();
+    const at = all.findIndex((m) => m.name.endsWith('_depositor_name_normalization'));
+    expect(at).toBeGreaterThan(0);
+    await migrate(db, all.slice(0, at));
+    const NFD = (x: string) => x.normalize('NFD');
+    // Names as earlier releases stored them (at most 16 code points as sent), the awkward ones included.
+    const names = [
+      '홍길동', NFD('홍길동'), NFD('가나다라마바사아'), '홍길동(101호)', '홍길동（１０１호）', NFD('홍길동') + '［주문］', 'JohnKim', 'JOHNKIM', 'ＪＯＨＮ［vip］',
+      '〔주문〕김철수', '〈a〉《b》「c」『d』', '【x】〖y〗〘z〙〚w〛', '｢x｣y', '<a>b', '((a))b', '[[[[[[[x]]]]]]]', '홍(a[b)c]', '김철수(101', NFD('ÉMILE'), 'ㄱㅏ', '㈜한국', 'W\u030A', '(1)',
+    ];
+    await db.sql.exec(
+      `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_up', 'up@example.com', 'u', 'x');
+       INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_up', 'w', 'acc_up');
+       INSERT INTO "BankAccount" (id, "workspaceId", "ownerId", provider, type, number, alias, "verificationCode", "verifiedAt", "notificationTokenHash")
+         VALUES ('bac_up', 'wsp_up', 'acc_up', 'SHINHAN', 'PERSONAL', '1000000000001', 'a', '123456', now(), 'h');`,
+    );
+    for (const [i, name] of names.entries()) {
+      await db.sql.query(`INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", "customerNameBare", amount, "searchText", status) VALUES ($1, 'wsp_up', $2, 'acc_up', $3, 'old', 1, '', $4::"InvoiceStatus")`, [
+        `ivc_up${i}`,
+        i + 1,
+        name,
+        i === 0 ? 'PAID' : 'PENDING',
+      ]);
+    }
+    const deposit = (id: string, amount: number, description: string, matchedInvoiceId: string | null = null) =>
+      db.sql.query(
+        `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText", "receivedAt", "matchedInvoiceId", "matchMethod")
+         VALUES ($1, 'wsp_up', 'bac_up', '{}', $1, $2, $3, '', now(), $4, $5::"MatchMethod")`,
+        [id, amount, description, matchedInvoiceId, matchedInvoiceId ? 'EXACT' : null],
+      );
+    await deposit('trx_code', 1, '123456'); // stored visible by the release that only hid codes on unverified accounts
+    await deposit('trx_fullwidth', 1, '１２３４５６');
+    await deposit('trx_paid', 1, '123456', 'ivc_up0'); // already paid an invoice: left to the merchant
+    await deposit('trx_two', 2, '123456'); // not 1 won: an ordinary deposit
+    await deposit('trx_other', 1, '654321');
+
+    await migrate(db, all);
+
+    const stored = await db.sql.query<{ customerName: string; customerNameKey: string; customerNameBare: string }>(
+      `SELECT "customerName", "customerNameKey", "customerNameBare" FROM "Invoice" WHERE "workspaceId" = 'wsp_up' ORDER BY number`,
+    );
+    expect(stored).toEqual(names.map((customerName) => ({ customerName, ...invoiceNameColumns(customerName) })));
+    const deposits = await db.sql.query<{ id: string; hidden: boolean; verification: boolean; matchedInvoiceId: string | null }>(
+      `SELECT id, hidden, verification, "matchedInvoiceId" FROM "Transaction" ORDER BY id`,
+    );
+    expect(deposits).toEqual([
+      { id: 'trx_code', hidden: true, verification: true, matchedInvoiceId: null },
+      { id: 'trx_fullwidth', hidden: true, verification: true, matchedInvoiceId: null },
+      { id: 'trx_other', hidden: false, verification: false, matchedInvoiceId: null },
+      { id: 'trx_paid', hidden: false, verification: false, matchedInvoiceId: 'ivc_up0' },
+      { id: 'trx_two', hidden: false, verification: false, matchedInvoiceId: null },
+    ]);
+    const indexes = await db.sql.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'Invoice' AND indexname IN ('Invoice_name_prefix_idx', 'Invoice_workspaceId_amount_customerNameBare_idx') ORDER BY indexname`,
+    );
+    expect(indexes.map((i) => [i.indexname, i.indexdef.replace(/^.* USING btree /, '')])).toEqual([
+      ['Invoice_name_prefix_idx', '("workspaceId", amount, "customerNameKey" text_pattern_ops)'],
+      ['Invoice_workspaceId_amount_customerNameBare_idx', '("workspaceId", amount, "customerNameBare")'],
+    ]);
+
+    // An instance of the previous release, still running during a rolling upgrade, creates and renames invoices
+    // without the new column (its own bracket-free name, from the name as sent): they get the rule's columns anyway.
+    await db.sql.query(`INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", "customerNameBare", amount, "searchText") VALUES ('ivc_old', 'wsp_up', 100, 'acc_up', $1, $2, 1, '')`, [
+      NFD('ＪＯＨＮ（１）'),
+      NFD('ＪＯＨＮ（１）'),
+    ]);
+    await db.sql.query(`UPDATE "Invoice" SET "customerName" = 'KIM[2]', "customerNameBare" = 'KIM', "updatedAt" = now() WHERE id = 'ivc_up1'`);
+    const written = await db.sql.query<{ id: string; customerName: string; customerNameKey: string; customerNameBare: string }>(
+      `SELECT id, "customerName", "customerNameKey", "customerNameBare" FROM "Invoice" WHERE id IN ('ivc_old', 'ivc_up1') ORDER BY id`,
+    );
+    expect(written).toEqual([
+      { id: 'ivc_old', customerName: NFD('ＪＯＨＮ（１）'), customerNameKey: 'john(1)', customerNameBare: 'john' },
+      { id: 'ivc_up1', customerName: 'KIM[2]', customerNameKey: 'kim[2]', customerNameBare: 'kim' },
+    ]);
   });
 });

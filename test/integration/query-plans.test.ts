@@ -8,6 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
 import { DISPATCH_BATCH_SQL } from '../../src/events/outbox-dispatcher.ts';
+import { exactCandidatesSql, nameCandidatesSql } from '../../src/domain/deposits/deposits.ts';
+import { CONFLICTING_INVOICE_SQL } from '../../src/domain/invoices/invoices.ts';
+import { SqlParams } from '../../src/domain/sql.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 const INVOICES = 5_000;
@@ -132,5 +135,75 @@ describe(`query plans on ${dbLabel}`, () => {
     );
     expect(gin.map((g) => g.index)).toEqual(['CashReceipt_searchText_idx', 'Invoice_searchText_idx', 'Transaction_searchText_idx']);
     for (const g of gin) expect({ index: g.index, options: g.options }).toEqual({ index: g.index, options: ['gin_pending_list_limit=256'] });
+  });
+});
+
+/**
+ * Depositor-name lookups (deposit matching, the conflict check) on a database of their own whose amounts look like a
+ * shop's (a few prices, many names each), so that the planner has to pick the index by the name: they must look the
+ * normalised name up in its index, never read every invoice of a price.
+ */
+describe(`depositor-name lookup plans on ${dbLabel}`, () => {
+  const NAMES = 20_000;
+  const NAME_INDEXES = ['Invoice_name_prefix_idx', 'Invoice_workspaceId_amount_customerNameBare_idx'];
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    await migrate(db.database);
+    // 40 prices x 500 names; the bracket-free names repeat across orders ('kim7(1507)', 'kim7(3507)', ...).
+    await db.database.sql.exec(
+      `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_names', 'names@example.com', 'p', 'x');
+       INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_names', 'w', 'acc_names');
+       INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", "customerNameKey", "customerNameBare", amount, "searchText")
+         SELECT 'ivc_names' || g, 'wsp_names', g, 'acc_names', 'Kim' || (g % 2000) || '(' || g || ')', 'kim' || (g % 2000) || '(' || g || ')', 'kim' || (g % 2000),
+                10000 + 100 * (g % 40), 'x' FROM generate_series(1, ${NAMES}) g;
+       ANALYZE "Invoice";`,
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await db.database.close();
+    await db.drop();
+  });
+
+  async function plan(sql: string, values: unknown[], generic?: { types: string[]; args: string[] }): Promise<PlanNode> {
+    return db.database.sql.transaction(async (q) => {
+      let rows: { 'QUERY PLAN': unknown }[];
+      if (generic) {
+        await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+        await q.query(`PREPARE name_plan_check(${generic.types.join(', ')}) AS ${sql}`);
+        rows = await q.query(`EXPLAIN (FORMAT JSON) EXECUTE name_plan_check(${generic.args.join(', ')})`);
+        await q.query(`DEALLOCATE name_plan_check`);
+      } else {
+        rows = await q.query(`EXPLAIN (FORMAT JSON) ${sql}`, values);
+      }
+      const json = typeof rows[0]!['QUERY PLAN'] === 'string' ? JSON.parse(rows[0]!['QUERY PLAN'] as string) : rows[0]!['QUERY PLAN'];
+      return (json as { Plan: PlanNode }[])[0]!.Plan;
+    });
+  }
+  const scansOf = (p: PlanNode) => nodes(p).filter((n) => n['Relation Name'] === 'Invoice' || n['Index Name']).map((n) => [n['Node Type'], n['Index Name'] ?? null]);
+  const e = (s: SqlParams) => ({ workspaceId: s.p('wsp_names'), bankAccountId: s.p('bac_x'), amount: s.p(10700, '::int'), now: new Date() });
+
+  it('EXACT candidates (prepared: the generic plan) look the normalised name up in Invoice_name_prefix_idx', async () => {
+    const s = new SqlParams();
+    const sql = exactCandidatesSql(s, { ...e(s), name: s.p('kim7(1507)') });
+    const p = await plan(sql, s.values, { types: ['text', 'text', 'int', 'text', 'timestamptz'], args: [`'wsp_names'`, `'bac_x'`, '10700', `'kim7(1507)'`, 'now()'] });
+    expect(scansOf(p)).toEqual([['Index Scan', 'Invoice_name_prefix_idx']]);
+  });
+
+  it('the conflict check (prepared: the generic plan) looks the normalised name up in Invoice_name_prefix_idx', async () => {
+    const p = await plan(CONFLICTING_INVOICE_SQL, [], { types: ['text', 'text', 'int', 'timestamptz', 'text', 'text[]'], args: [`'wsp_names'`, `'kim7(1507)'`, '10700', 'now()', `''`, `'{}'`] });
+    expect(scansOf(p)).toEqual([['Index Scan', 'Invoice_name_prefix_idx']]);
+  });
+
+  it.each([
+    ['BRACKET_REMOVAL only', 'kim7', null],
+    ['BRACKET_REMOVAL or NAME_PREFIX', 'kim7(15', 'kim7(15%'],
+  ])('the fallback candidates (%s; sent with their values) use only the name indexes', async (_label, bare, prefix) => {
+    const s = new SqlParams();
+    const p = await plan(nameCandidatesSql(s, { ...e(s), bare, prefix }), s.values);
+    const scans = scansOf(p);
+    expect(scans.filter(([type]) => type === 'Seq Scan')).toEqual([]);
+    expect(scans.flatMap(([, index]) => (index ? [index] : [])).filter((i) => !NAME_INDEXES.includes(i))).toEqual([]);
+    expect(scans.some(([, index]) => index !== null)).toBe(true);
   });
 });

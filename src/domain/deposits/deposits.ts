@@ -23,11 +23,12 @@ import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { emailInsertCtes, enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
-import { codePoints, fail, parseRequest } from '../request-schema.ts';
+import { fail, parseRequest } from '../request-schema.ts';
 import { sha256Hex } from '../secrets.ts';
 import { SqlParams, SqlWhere, likeContains } from '../sql.ts';
 import { MAX_WON, searchNormalize } from '../validation.ts';
-import { decideMatch, removeBrackets, type AutoMatchMethod } from './name-matching.ts';
+import { nameLength, normalizeName, splitBrackets } from './depositor-name.ts';
+import { decideMatch, type AutoMatchMethod } from './name-matching.ts';
 
 export interface BankNotification {
   notificationId: string;
@@ -48,7 +49,7 @@ export const bankNotificationSchema = z.object(
       .meta({ description: 'Unique per bank account; the same id again returns the first transaction and changes nothing.' }),
     depositorName: z
       .string(invalid('depositorName', 'a string of 1-100 characters'))
-      .refine((v) => v.trim().length >= 1 && codePoints(v) <= 100, invalid('depositorName', 'a string of 1-100 characters'))
+      .refine((v) => v.trim().length >= 1 && nameLength(v) <= 100, invalid('depositorName', 'a string of 1-100 characters'))
       .transform((v) => v.trim())
       .meta({ description: 'Depositor name as the bank reports it (surrounding spaces are removed).', minLength: 1, maxLength: 100 }),
     amount: z.number({ error: fail('INVALID_AMOUNT') }).int().min(1).max(MAX_WON).meta({ description: 'Won, greater than 0.' }),
@@ -92,12 +93,13 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
     invalid = e;
   }
   // One round trip: the account, its workspace's e-mail setting, an earlier copy of this notification, and the
-  // invoices named exactly like the depositor (the candidates that decide when there are any; see matchCandidates).
+  // invoices named exactly like the depositor, compared normalised (the candidates that decide when there are any;
+  // see matchCandidates).
   const now = deps.clock.now();
   const s = new SqlParams();
   const tokenHash = s.p(sha256Hex(token));
   const notificationId = s.p(n?.notificationId ?? null);
-  const exact = exactCandidatesSql(s, { workspaceId: 'a."workspaceId"', bankAccountId: 'a.id', amount: s.p(n?.amount ?? 0, '::int'), name: s.p(n?.depositorName ?? ''), now });
+  const exact = exactCandidatesSql(s, { workspaceId: 'a."workspaceId"', bankAccountId: 'a.id', amount: s.p(n?.amount ?? 0, '::int'), name: s.p(normalizeName(n?.depositorName ?? '')), now });
   const [row] = await deps.sql.query<BankAccount & { existingTransactionId: string | null; workspaceName: string; paidEmailEnabled: boolean; exactCandidates: Record<string, unknown>[] }>(
     `SELECT a.*, t.id AS "existingTransactionId", w.name AS "workspaceName", w."paidEmailEnabled",
             (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c."createdAt"), '[]'::jsonb) FROM (${exact}) c) AS "exactCandidates"
@@ -139,9 +141,13 @@ async function storedTransaction(deps: Deps, id: string): Promise<Transaction> {
   return deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
 }
 
-/** A 1-won deposit named with the unverified account's verification code: it verifies the account. */
-function isVerificationDeposit(account: BankAccount, n: BankNotification): boolean {
-  return !account.verifiedAt && n.amount === 1 && n.depositorName === account.verificationCode;
+/**
+ * A verification deposit (spec: 1-won verification): 1 won, named with the account's verification code (compared
+ * normalised, depositor-name.ts). It verifies an unverified account; verified or not, it is stored hidden and never
+ * pays an invoice (not even one named after the code), automatically or by hand.
+ */
+export function isVerificationDeposit(account: Pick<BankAccount, 'verificationCode'>, d: { amount: number; depositorName: string }): boolean {
+  return d.amount === 1 && normalizeName(d.depositorName) === normalizeName(account.verificationCode);
 }
 
 /** How many characters of the depositor name the account's bank keeps (NAME_PREFIX matching). */
@@ -404,8 +410,9 @@ function ambiguousNote(method: string, candidates: readonly Invoice[]) {
 }
 
 /**
- * Stores a new deposit in the caller's transaction: a 1-won deposit named with the unverified account's code verifies
- * the account (stored hidden, never matched); any other deposit on a verified, active account is matched.
+ * Stores a new deposit in the caller's transaction: a verification deposit (1 won, named with the account's code) is
+ * stored hidden and never matched, and verifies the account if it is not yet; any other deposit on a verified, active
+ * account is matched.
  */
 async function storeDeposit(deps: Deps, q: RawQuery, account: BankAccount, n: BankNotification, now: Date, lostCandidateId?: string): Promise<Transaction> {
   const isVerification = isVerificationDeposit(account, n);
@@ -413,7 +420,9 @@ async function storeDeposit(deps: Deps, q: RawQuery, account: BankAccount, n: Ba
   const [trx] = await q<Transaction>(depositInsertSql(s, newDeposit(account, n, now, { verification: isVerification })), s.values);
   if (!trx) throw new Error('deposit insert returned nothing');
   if (isVerification) {
-    await q(`UPDATE "BankAccount" SET "verifiedAt" = $2::timestamptz, "updatedAt" = $2::timestamptz WHERE id = $1 AND "verifiedAt" IS NULL`, [account.id, now.toISOString()]);
+    if (!account.verifiedAt) {
+      await q(`UPDATE "BankAccount" SET "verifiedAt" = $2::timestamptz, "updatedAt" = $2::timestamptz WHERE id = $1 AND "verifiedAt" IS NULL`, [account.id, now.toISOString()]);
+    }
     return trx;
   }
   if (!account.verifiedAt || !account.active) return trx;
@@ -439,19 +448,23 @@ function candidateBaseSql(s: SqlParams, e: { workspaceId: string; bankAccountId:
        AND (cardinality("bankAccountIds") = 0 OR ${e.bankAccountId} = ANY("bankAccountIds"))`;
 }
 
-/** EXACT candidates: named exactly like the deposit (index on workspace, name, amount, status), oldest first, at most 50. */
-function exactCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; name: string; now: Date }): string {
-  return `${candidateBaseSql(s, e)} AND "customerName" = ${e.name} ORDER BY "createdAt" LIMIT 50`;
+/**
+ * EXACT candidates: named like the deposit once both are normalised (`name`: the deposit's normalizeName(); index
+ * Invoice_name_prefix_idx on workspace, amount, customerNameKey), oldest first, at most 50. Exported for the plan test.
+ */
+export function exactCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; name: string; now: Date }): string {
+  return `${candidateBaseSql(s, e)} AND "customerNameKey" = ${e.name} ORDER BY "createdAt" LIMIT 50`;
 }
 
 /**
  * Pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account and whose
  * name could match it — fetched through indexes, never by scanning every invoice of that amount:
- *  - EXACT hits are the invoices named exactly like the deposit; when there are any, they decide (`exact`: already
- *    read by the caller);
+ *  - EXACT hits are the invoices named like the deposit (normalised: customerNameKey); when there are any, they
+ *    decide (`exact`: already read by the caller);
  *  - otherwise: invoices whose bracket-free name equals the deposit's bracket-free name (BRACKET_REMOVAL, index on
- *    customerNameBare), and, when the deposit's name has exactly the bank's truncation length, invoices whose name
- *    starts with it (NAME_PREFIX, text_pattern_ops index). decideMatch() then picks among them.
+ *    customerNameBare), and, when the deposit's normalised name has exactly the bank's truncation length, invoices
+ *    whose normalised name starts with it (NAME_PREFIX, text_pattern_ops index on customerNameKey). decideMatch()
+ *    then picks among them (and drops bracket-free hits whose bracket text differs from the deposit's).
  */
 export async function matchCandidates(
   db: Sql,
@@ -461,7 +474,7 @@ export async function matchCandidates(
   exact?: Invoice[],
 ): Promise<Invoice[]> {
   const q = asRaw(db);
-  const depositName = trx.description;
+  const depositName = normalizeName(trx.description);
   const at = () => {
     const s = new SqlParams();
     return { s, e: { workspaceId: s.p(trx.workspaceId), bankAccountId: s.p(trx.bankAccountId), amount: s.p(trx.amount, '::int'), now } };
@@ -471,13 +484,22 @@ export async function matchCandidates(
     exact = await q<Invoice>(exactCandidatesSql(s, { ...e, name: s.p(depositName) }), s.values);
   }
   if (exact.length > 0) return exact;
-  const bare = removeBrackets(depositName);
+  const bare = splitBrackets(depositName).bare;
   const prefix = [...depositName].length === truncation ? likePrefix(depositName) : null;
   if (bare.length === 0 && prefix === null) return [];
   const { s, e } = at();
-  const b = s.p(bare);
-  const p = s.p(prefix, '::text');
-  return q<Invoice>(`${candidateBaseSql(s, e)} AND (("customerNameBare" = ${b} AND ${b} <> '') OR (${p} IS NOT NULL AND "customerName" LIKE ${p})) ORDER BY "createdAt" LIMIT 50`, s.values);
+  return q<Invoice>(nameCandidatesSql(s, { ...e, bare, prefix }), s.values);
+}
+
+/**
+ * BRACKET_REMOVAL and NAME_PREFIX candidates (`bare`: the deposit's bracket-free name; `prefix`: a LIKE pattern of
+ * its normalised name, or null), oldest first, at most 50. Sent with its values (a custom plan: LIKE 'prefix%' uses
+ * the text_pattern_ops index only with the pattern known). Exported for the plan test.
+ */
+export function nameCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; now: Date; bare: string; prefix: string | null }): string {
+  const b = s.p(e.bare);
+  const p = s.p(e.prefix, '::text');
+  return `${candidateBaseSql(s, e)} AND (("customerNameBare" = ${b} AND ${b} <> '') OR (${p} IS NOT NULL AND "customerNameKey" LIKE ${p})) ORDER BY "createdAt" LIMIT 50`;
 }
 
 /** A LIKE pattern matching names that start with `prefix` (wildcards in it escaped). */
@@ -684,7 +706,11 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
   return inTransaction(deps, async (tx) => {
     const trx = await loadTransactionFor(tx, p, transactionId);
     if (trx.matchedInvoiceId) throw new DomainError('TRANSACTION_ALREADY_MATCHED');
-    if (trx.verification) throw new DomainError('TRANSACTION_NOT_MATCHABLE', { message: 'A 1-won verification deposit cannot pay an invoice.' });
+    const account = await tx.bankAccount.findUniqueOrThrow({ where: { id: trx.bankAccountId }, select: { verificationCode: true } });
+    // The flag, and the rule itself for a deposit stored before the rule covered verified accounts.
+    if (trx.verification || isVerificationDeposit(account, { amount: trx.amount, depositorName: trx.description })) {
+      throw new DomainError('TRANSACTION_NOT_MATCHABLE', { message: 'A 1-won verification deposit cannot pay an invoice.' });
+    }
     const invoice = await loadInvoiceFor(tx, p, invoiceId);
     const now = deps.clock.now();
     const status = effectiveStatus(invoice, now);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CASH_RECEIPT_TYPES, identifierFits, type CashReceiptTypeName } from '../cash-receipts/identifier.ts';
+import { nameLength } from '../deposits/depositor-name.ts';
 import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
 import type { ErrorCode } from '../errors.ts';
 import { codePoints, fail, onWire, parseRequest } from '../request-schema.ts';
@@ -36,10 +37,10 @@ export const CUSTOMER_NAME_MAX = 16;
 
 const E = (code: ErrorCode) => ({ error: fail(code) });
 
-/** customer.name: 1-16 characters (code points), no whitespace. */
+/** customer.name: 1-16 characters (code points of its comparison form, after NFC: NFD 홍길동 is 3), no whitespace. */
 export const customerNameSchema = z
   .string(E('INVALID_CUSTOMER_NAME'))
-  .refine((v) => codePoints(v) >= 1 && codePoints(v) <= CUSTOMER_NAME_MAX && !/\s/u.test(v), E('INVALID_CUSTOMER_NAME'))
+  .refine((v) => nameLength(v) >= 1 && nameLength(v) <= CUSTOMER_NAME_MAX && !/\s/u.test(v), E('INVALID_CUSTOMER_NAME'))
   .meta({ description: 'Depositor name: 1-16 characters, no spaces. Must equal the name on the bank notification.', minLength: 1, maxLength: CUSTOMER_NAME_MAX, pattern: '^\\S+$' });
 
 /** customer.email: 5-255 characters of e-mail shape; null/absent = none. */

@@ -11,7 +11,7 @@ import { parseKstRange } from '../dates.ts';
 import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
-import { removeBrackets } from '../deposits/name-matching.ts';
+import { invoiceNameColumns, normalizeName } from '../deposits/depositor-name.ts';
 import { isId, newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
@@ -70,23 +70,29 @@ export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extr
 
 /**
  * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two pending, unexpired invoices with the same depositor
- * name and amount on overlapping receiving accounts (empty = all accounts, overlapping everything). A transaction-
- * scoped advisory lock on (workspace, name, amount) serialises exactly the creates and updates that could conflict,
- * so two at the same moment cannot both pass.
+ * name and amount on overlapping receiving accounts (empty = all accounts, overlapping everything). Names are the same
+ * when they compare equal for matching (normalised, depositor-name.ts: 'JohnKim' and 'JOHNKIM', NFC and NFD 홍길동):
+ * a deposit would hit both by EXACT and could pay neither. A transaction-scoped advisory lock on (workspace,
+ * normalised name, amount) serialises exactly the creates and updates that could conflict, so two at the same moment
+ * cannot both pass.
  */
+/** The conflict check's lookup ($2 the normalised name; index Invoice_name_prefix_idx). Exported for the plan test. */
+export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
+      WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND status = 'PENDING'
+        AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
+        AND id <> $5
+        AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
+      LIMIT 1`;
+
 export async function findConflictingInvoice(
   q: RawQuery,
   args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
 ): Promise<{ id: string; number: number } | null> {
-  await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${args.customerName}\u0001${args.amount}`], { prepare: true });
+  const name = normalizeName(args.customerName);
+  await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${name}\u0001${args.amount}`], { prepare: true });
   const rows = await q<{ id: string; number: number }>(
-    `SELECT id, number FROM "Invoice"
-      WHERE "workspaceId" = $1 AND "customerName" = $2 AND amount = $3 AND status = 'PENDING'
-        AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
-        AND id <> $5
-        AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
-      LIMIT 1`,
-    [args.workspaceId, args.customerName, args.amount, args.now.toISOString(), args.excludeId ?? '', [...args.bankAccountIds]],
+    CONFLICTING_INVOICE_SQL,
+    [args.workspaceId, name, args.amount, args.now.toISOString(), args.excludeId ?? '', [...args.bankAccountIds]],
     { prepare: true },
   );
   return rows[0] ? { id: rows[0].id, number: Number(rows[0].number) } : null;
@@ -120,6 +126,7 @@ async function insertNewInvoice(
   history: { id: string; actor: unknown },
   event: { id: string },
 ): Promise<Invoice> {
+  const names = invoiceNameColumns(i.customerName);
   // The event's invoice snapshot is complete but for the number, which the statement fills in.
   const draft = invoiceSnapshot(
     {
@@ -127,7 +134,7 @@ async function insertNewInvoice(
       bankAccountIds: [...i.bankAccountIds],
       number: 0,
       status: 'PENDING',
-      customerNameBare: '',
+      ...names,
       cashReceiptType: i.cashReceiptType as Invoice['cashReceiptType'],
       metadata: i.metadata,
       paidAt: null,
@@ -149,9 +156,9 @@ async function insertNewInvoice(
      ), inv AS (
        INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "createdByApiKeyId", "bankAccountIds", "customerName", "customerNameBare",
                               "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText",
-                              "expiresAt", "createdAt", "updatedAt")
+                              "expiresAt", "createdAt", "updatedAt", "customerNameKey")
        SELECT $1, $2, seq."invoiceSeq", $3, $4, $5::text[], $6, $7, $8, $9, $10::"CashReceiptType", $11, $12::int, $13::jsonb, $14,
-              $15::timestamptz, $16::timestamptz, $16::timestamptz
+              $15::timestamptz, $16::timestamptz, $16::timestamptz, $21
          FROM seq
        RETURNING *
      ), history AS (
@@ -170,7 +177,7 @@ async function insertNewInvoice(
     i.createdByApiKeyId,
     [...i.bankAccountIds],
     i.customerName,
-    removeBrackets(i.customerName),
+    names.customerNameBare,
     i.customerEmail,
     i.customerPhoneNumber,
     i.cashReceiptType,
@@ -184,6 +191,7 @@ async function insertNewInvoice(
     history.actor === null || history.actor === undefined ? null : JSON.stringify(history.actor),
     event.id,
     JSON.stringify({ invoice: draft }),
+    names.customerNameKey,
     ],
     { prepare: true },
   );

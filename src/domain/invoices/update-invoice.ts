@@ -26,7 +26,7 @@ import {
   type CashReceiptRequest,
 } from './invoice-input.ts';
 import { applyInvoiceTransition, assertTransitionAllowed } from './invoice-state.ts';
-import { removeBrackets } from '../deposits/name-matching.ts';
+import { invoiceNameColumns } from '../deposits/depositor-name.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, loadInvoiceFor } from './invoices.ts';
 import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
 
@@ -137,7 +137,6 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     const expiresAt = newExpiry(invoice.expiresAt, changes, now);
     const next = {
       customerName: changes.customerName ?? invoice.customerName,
-      customerNameBare: removeBrackets(changes.customerName ?? invoice.customerName),
       customerEmail: changes.customerEmail !== undefined ? changes.customerEmail : invoice.customerEmail,
       customerPhoneNumber: changes.customerPhoneNumber !== undefined ? changes.customerPhoneNumber : invoice.customerPhoneNumber,
       amount: changes.amount ?? invoice.amount,
@@ -167,6 +166,8 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     }
     const updated = await applyInvoiceTransition(tx, invoice, 'UPDATE', now, {
       ...next,
+      // The name's comparison columns (matching and the conflict check look them up), not a field of the invoice.
+      ...invoiceNameColumns(next.customerName),
       searchText: invoiceSearchText(next),
     });
     const changed = Object.keys(next).filter((k) => JSON.stringify((next as Record<string, unknown>)[k]) !== JSON.stringify((invoice as Record<string, unknown>)[k]));

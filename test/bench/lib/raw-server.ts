@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { invoiceNameColumns, nameLength } from '../../../src/domain/deposits/depositor-name.ts';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 function id(prefix: string): string {
@@ -36,11 +37,11 @@ interface KeyRow {
 
 const INSERT_INVOICE = `INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "createdByApiKeyId", "bankAccountIds", "customerName",
     "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText", "expiresAt",
-    "createdAt", "updatedAt")
-  VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, NULL, NULL, $10, NULL, $11, NULL, $12, $12) RETURNING *`;
+    "createdAt", "updatedAt", "customerNameKey", "customerNameBare")
+  VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, NULL, NULL, $10, NULL, $11, NULL, $12, $12, $13, $14) RETURNING *`;
 
 const CONFLICT = `SELECT id, number FROM "Invoice"
-  WHERE "workspaceId" = $1 AND "customerName" = $2 AND amount = $3 AND status = 'PENDING'
+  WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND status = 'PENDING'
     AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
     AND id <> $5
     AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
@@ -87,15 +88,16 @@ export async function startRawServer(databaseUrl: string, opts: { poolSize: numb
     const name = body?.customer?.name;
     const amount = body?.amount;
     const bankAccountIds: string[] = Array.isArray(body?.bankAccountIds) ? body.bankAccountIds : [];
-    if (typeof name !== 'string' || [...name].length < 1 || [...name].length > 16 || /\s/u.test(name)) return send(res, 400, { code: 'INVALID_CUSTOMER_NAME' });
+    if (typeof name !== 'string' || nameLength(name) < 1 || nameLength(name) > 16 || /\s/u.test(name)) return send(res, 400, { code: 'INVALID_CUSTOMER_NAME' });
+    const names = invoiceNameColumns(name);
     if (!Number.isSafeInteger(amount) || amount <= 0) return send(res, 400, { code: 'INVALID_AMOUNT' });
 
     const client = await pool.connect();
     let invoice: Record<string, any>;
     try {
       await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${key.workspaceId}\u0001${name}\u0001${amount}`]);
-      const conflict = await client.query(CONFLICT, [key.workspaceId, name, amount, now.toISOString(), '', bankAccountIds]);
+      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${key.workspaceId}\u0001${names.customerNameKey}\u0001${amount}`]);
+      const conflict = await client.query(CONFLICT, [key.workspaceId, names.customerNameKey, amount, now.toISOString(), '', bankAccountIds]);
       if (conflict.rows.length) {
         await client.query('ROLLBACK');
         return send(res, 409, { code: 'INVOICE_ALREADY_EXISTS' });
@@ -118,6 +120,8 @@ export async function startRawServer(databaseUrl: string, opts: { poolSize: numb
         amount,
         searchText,
         now,
+        names.customerNameKey,
+        names.customerNameBare,
       ]);
       invoice = inserted.rows[0];
       if (opts.full) {

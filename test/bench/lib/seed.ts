@@ -14,6 +14,7 @@
  * definitions around the insert (the usual bulk-load practice; same indexes afterwards), then VACUUM ANALYZE.
  */
 import pg from 'pg';
+import { bareNameSql, nameKeySql } from '../../../src/domain/deposits/depositor-name.ts';
 
 const BULK_THRESHOLD = 50_000;
 
@@ -96,12 +97,12 @@ export async function seedInvoices(databaseUrl: string, t: SeedTarget): Promise<
     t0 = clock();
     const ins = await c.query(
       `INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "createdByApiKeyId", status, "bankAccountIds", "customerName",
-           "customerNameBare", "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText", "expiresAt",
+           "customerNameKey", "customerNameBare", "customerEmail", "customerPhoneNumber", "cashReceiptType", "cashReceiptIdentifier", amount, metadata, "searchText", "expiresAt",
            "createdAt", "updatedAt")
        SELECT 'ivc_' || substr(md5($6::text || ':' || p.g::text), 1, 24),
               $1, $5 + p.rn, $2, $3, 'PENDING',
               CASE WHEN ${h(20, 'p.g')} % 10 < 3 THEN ARRAY[$4]::text[] ELSE '{}'::text[] END,
-              p.name, regexp_replace(regexp_replace(p.name, '\\([^()]*\\)|\\[[^][]*\\]|\\{[^{}]*\\}', '', 'g'), '\\s', '', 'g'),
+              p.name, ${nameKeySql('p.name')}, ${bareNameSql(nameKeySql('p.name'))},
               x.email, x.phone, NULL, NULL, p.amount,
               CASE WHEN ${h(23, 'p.g')} % 5 = 0 THEN jsonb_build_object('orderId', 'ord-' || p.g::text) END,
               array_to_string(ARRAY[lower(replace(p.name, '-', '')), lower(replace(x.email, '-', '')), replace(x.phone, '-', '')], chr(1)),
