@@ -117,7 +117,7 @@ const OAUTH_ERROR = (errors: string[], description: string, withDescription = tr
   },
 });
 
-/** RFC 6749 §5.2 / RFC 7009 error bodies `{error, error_description}` (src/domain/oauth/oauth.ts OAuthError). */
+/** RFC 6749 §5.2 / RFC 7009 error bodies `{error, error_description}` (oauthErrorBody in src/domain/errors.ts). */
 function oauthErrors(op: Operation): Record<string, Json> {
   const bad = op.operationId === 'oauthToken' ? ['invalid_request', 'invalid_grant', 'unsupported_grant_type'] : ['invalid_request'];
   return {

@@ -4,10 +4,10 @@
  * (the spec's "enum value outside the list"); anything else is an internal error.
  */
 import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
-import { DomainError, isErrorCode } from '../../src/domain/errors.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { domainErrorOf } from '../../src/graphql/common/errors.ts';
+import { domainErrorOf, inBandDomainError } from '../../src/graphql/common/errors.ts';
 
 const cache = new Map<string, DocumentNode>();
 
@@ -25,23 +25,13 @@ export function operation(source: string): DocumentNode {
 
 export class InternalOperationError extends Error {
   constructor(readonly causes: readonly unknown[]) {
-    super('GraphQL operation failed: ' + causes.map((c) => (c as Error)?.message).join('; '));
+    // The first cause as `cause`: the log shows where it was thrown (its stack), not only this wrapper's.
+    super('GraphQL operation failed: ' + causes.map((c) => (c as Error)?.message).join('; '), { cause: causes[0] });
   }
 }
 
 /** The selection a REST document adds to a mutation returning a result union, so refusals come back as DomainErrors. */
 export const ON_ERROR = '__typename ... on DomainError { code message field data }';
-
-/** A refusal returned in-band by a result-union mutation (errors plugin), turned back into the DomainError it was. */
-function inBandError(data: Record<string, unknown> | null | undefined): DomainError | null {
-  for (const value of Object.values(data ?? {})) {
-    const v = value as { __typename?: string; code?: string; message?: string; field?: string[] | null; data?: Record<string, unknown> | null } | null;
-    if (v && v.__typename === 'DomainError' && isErrorCode(v.code)) {
-      return new DomainError(v.code, { message: v.message, path: v.field ?? undefined, data: v.data ?? null });
-    }
-  }
-  return null;
-}
 
 /** Executes and returns `data`, or throws the DomainError (or BAD_REQUEST / internal error) behind the first error. */
 export async function run<T = Record<string, unknown>>(ctx: GraphQLContext, source: string, variables: Record<string, unknown>): Promise<T> {
@@ -59,7 +49,7 @@ export async function run<T = Record<string, unknown>>(ctx: GraphQLContext, sour
     if (code === 'UNAUTHENTICATED' || code === 'DASHBOARD_ONLY') throw new DomainError(code);
     throw new InternalOperationError(result.errors.map((e) => e.originalError ?? e));
   }
-  const refused = inBandError(result.data as Record<string, unknown> | null);
+  const refused = inBandDomainError(result.data as Record<string, unknown> | null);
   if (refused) throw refused;
   return result.data as T;
 }

@@ -1,7 +1,9 @@
-/** The v2 request handler: route, run, render errors in the v2 envelope with numeric codes (never a stack trace). */
-import { isDomainError, renderV2, type DomainError } from '../../src/domain/errors.ts';
-import { json, RETRY_AFTER_UNAVAILABLE } from '../shared/http.ts';
-import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
+/**
+ * The v2 request handler: route, run, answer errors in the v2 envelope with numeric codes (never a stack trace), each
+ * logged with the request id.
+ */
+import { DomainError } from '../../src/domain/errors.ts';
+import { answerError, type ErrorLog } from '../../src/http/face-errors.ts';
 import { v2Routes, type V2Context } from './routes.ts';
 import { v2CashReceipt, type ReceiptView } from './wire.ts';
 
@@ -15,24 +17,14 @@ export function v2ErrorData(e: DomainError, ownerId: string | null): unknown {
   return null;
 }
 
-export async function handleV2(request: Request, ctx: V2Context, onUnexpected: (e: unknown) => void): Promise<Response> {
+export async function handleV2(request: Request, ctx: V2Context, log: ErrorLog): Promise<Response> {
   const url = new URL(request.url);
   const match = v2Routes.match(request.method, url.pathname);
   try {
-    if (match === null) return json(404, renderV2('ROUTE_NOT_FOUND').body);
-    if (match === 'METHOD_NOT_ALLOWED') return json(405, renderV2('METHOD_NOT_ALLOWED').body);
+    if (match === null) throw new DomainError('ROUTE_NOT_FOUND');
+    if (match === 'METHOD_NOT_ALLOWED') throw new DomainError('METHOD_NOT_ALLOWED');
     return await match.route.handler(request, match.params, ctx);
   } catch (e) {
-    if (isDomainError(e)) {
-      const { status, body } = renderV2(e.code, v2ErrorData(e, ctx.principal?.workspaceOwnerId ?? null));
-      return json(status, body);
-    }
-    if (isDatabaseUnavailable(e)) {
-      const { status, body } = renderV2('SERVICE_UNAVAILABLE');
-      return json(status, body, RETRY_AFTER_UNAVAILABLE);
-    }
-    onUnexpected(e);
-    const { status, body } = renderV2('INTERNAL_SERVER_ERROR');
-    return json(status, body);
+    return answerError('v2', e, log, { v2Data: (d) => v2ErrorData(d, ctx.principal?.workspaceOwnerId ?? null) });
   }
 }

@@ -1,15 +1,17 @@
 /**
  * POST /v2/oauth-apps/token (RFC 6749 authorization_code grant) and POST /v2/oauth-apps/revoke (RFC 7009). Bodies are
  * application/x-www-form-urlencoded; client authentication by HTTP Basic or by client_id/client_secret form fields.
- * Errors use the OAuth body `{error, error_description}`: 400 invalid_request, 401 invalid_client, 400 invalid_grant.
+ * Errors use the OAuth body `{error, error_description}` (oauthErrorBody over the error table): 400 invalid_request,
+ * 401 invalid_client, 400 invalid_grant, 400 unsupported_grant_type.
  */
-import { authenticateClient, exchangeAuthorizationCode, OAuthError, revokeToken } from '../../src/domain/oauth/oauth.ts';
+import { authenticateClient, exchangeAuthorizationCode, revokeToken } from '../../src/domain/oauth/oauth.ts';
 import type { Deps } from '../../src/domain/deps.ts';
-import { ERROR_TABLE, isDomainError } from '../../src/domain/errors.ts';
-import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
-import { readTextBody, RETRY_AFTER_UNAVAILABLE } from '../shared/http.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { answerError, type ErrorLog } from '../../src/http/face-errors.ts';
+import { readTextBody } from '../shared/http.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+const invalidRequest = (message: string) => new DomainError('OAUTH_INVALID_REQUEST', { message });
 
 function oauthJson(status: number, body: unknown, extra: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_STORE, ...extra } });
@@ -17,15 +19,16 @@ function oauthJson(status: number, body: unknown, extra: Record<string, string> 
 
 async function readForm(request: Request, maxBytes: number): Promise<URLSearchParams> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new OAuthError('invalid_request', 400, 'The body must be application/x-www-form-urlencoded.');
+  if (type !== 'application/x-www-form-urlencoded') throw invalidRequest('The body must be application/x-www-form-urlencoded.');
   let text: string | null;
   try {
     text = await readTextBody(request, maxBytes);
-  } catch {
-    throw new OAuthError('invalid_request', 400, 'The body is not readable.');
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'PAYLOAD_TOO_LARGE') throw e;
+    throw invalidRequest('The body is not readable.');
   }
   const form = new URLSearchParams(text ?? '');
-  for (const [k] of form) if (form.getAll(k).length > 1) throw new OAuthError('invalid_request', 400, `${k} is repeated.`);
+  for (const [k] of form) if (form.getAll(k).length > 1) throw invalidRequest(`${k} is repeated.`);
   return form;
 }
 
@@ -34,7 +37,7 @@ function clientCredentials(request: Request, form: URLSearchParams): { id: strin
   const header = request.headers.get('authorization');
   const fromForm = { id: form.get('client_id'), secret: form.get('client_secret') };
   if (header && /^basic\s+/i.test(header)) {
-    if (fromForm.secret) throw new OAuthError('invalid_request', 400, 'Use HTTP Basic or form parameters for client authentication, not both.');
+    if (fromForm.secret) throw invalidRequest('Use HTTP Basic or form parameters for client authentication, not both.');
     let decoded = '';
     try {
       decoded = Buffer.from(header.replace(/^basic\s+/i, '').trim(), 'base64').toString('utf8');
@@ -55,11 +58,11 @@ function clientCredentials(request: Request, form: URLSearchParams): { id: strin
   return { ...fromForm, basic: false };
 }
 
-export async function handleOAuth(request: Request, path: string, deps: Deps, maxBodyBytes: number, onUnexpected: (e: unknown) => void): Promise<Response | null> {
+export async function handleOAuth(request: Request, path: string, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response | null> {
   if (path !== '/v2/oauth-apps/token' && path !== '/v2/oauth-apps/revoke') return null;
-  if (request.method !== 'POST') return oauthJson(405, { error: 'invalid_request', error_description: 'Use POST.' }, { allow: 'POST' });
   let basic = false;
   try {
+    if (request.method !== 'POST') throw new DomainError('METHOD_NOT_ALLOWED', { message: 'Use POST.' });
     const form = await readForm(request, maxBodyBytes);
     const creds = clientCredentials(request, form);
     basic = creds.basic;
@@ -69,16 +72,13 @@ export async function handleOAuth(request: Request, path: string, deps: Deps, ma
       return oauthJson(200, token);
     }
     const token = form.get('token');
-    if (!token) throw new OAuthError('invalid_request', 400, 'token is required.');
+    if (!token) throw invalidRequest('token is required.');
     await revokeToken(deps, app, token);
     return oauthJson(200, {});
   } catch (e) {
-    if (e instanceof OAuthError) {
-      return oauthJson(e.status, { error: e.error, error_description: e.message }, e.status === 401 && basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {});
-    }
-    if (isDomainError(e) && e.code === 'PAYLOAD_TOO_LARGE') return oauthJson(413, { error: 'invalid_request', error_description: e.message });
-    if (isDatabaseUnavailable(e)) return oauthJson(503, { error: 'temporarily_unavailable', error_description: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, RETRY_AFTER_UNAVAILABLE);
-    onUnexpected(e);
-    return oauthJson(500, { error: 'server_error' });
+    const response = answerError('oauth', e, log, { headers: NO_STORE });
+    if (response.status === 405) response.headers.set('allow', 'POST');
+    if (response.status === 401 && basic) response.headers.set('www-authenticate', 'Basic realm="oauth"');
+    return response;
   }
 }

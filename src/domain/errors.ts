@@ -1,8 +1,13 @@
 /**
  * One error taxonomy for the whole service. A DomainError carries a stable `code`; one table maps each code to its
  * HTTP status and v1 code (spec: Errors, v1 error body) and its v2 status and numeric code (spec: v2 error body).
- * The three faces render from this table (src/graphql errors, rest-compat/v1, rest-compat/v2).
+ * Every face renders an error through one small pure function over this table (the end of this file): v1Envelope,
+ * v2Envelope, graphQLErrorBody (/graphql and /api), bankNotificationBody (bank notifications and the service's own
+ * paths) and oauthErrorBody (the OAuth token and revoke endpoints). No face builds an error body of its own.
  */
+
+/** RFC 6749 §5.2 error codes (the OAuth endpoints' `error`), and RFC 6749's `server_error` / `temporarily_unavailable`. */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'server_error' | 'temporarily_unavailable';
 
 export interface ErrorRendering {
   /** HTTP status and code of the v1 envelope. */
@@ -11,12 +16,19 @@ export interface ErrorRendering {
   v2: { status: number; code: string };
   /** Default human-readable message. */
   message: string;
+  /** The OAuth endpoints' status and `error`, for the codes only they answer (others: see oauthErrorBody). */
+  oauth?: { status: number; error: OAuthErrorCode };
 }
 
 const r = (v1Status: number, v1Code: string, v2Status: number, v2Code: string, message: string): ErrorRendering => ({
   v1: { status: v1Status, code: v1Code },
   v2: { status: v2Status, code: v2Code },
   message,
+});
+/** A refusal of the OAuth endpoints (RFC 6749 §5.2); the v1/v2 renderings are those of a bad request or credential. */
+const oauth = (status: 400 | 401, error: OAuthErrorCode, message: string): ErrorRendering => ({
+  ...(status === 401 ? r(401, 'NOT_AUTHORIZED', 401, '290006', message) : r(400, 'BAD_REQUEST', 422, '30007', message)),
+  oauth: { status, error },
 });
 
 /** The table: every domain code, its v1 and v2 renderings. Codes not shown in the spec are ours (see README). */
@@ -113,6 +125,15 @@ export const ERROR_TABLE = {
   ROUTE_NOT_FOUND: r(404, 'NOT_FOUND', 404, '30003', 'No such endpoint.'),
   NOT_ACCEPTABLE: r(406, 'NOT_ACCEPTABLE', 406, '30001', 'The Accept header allows no media type this endpoint answers with.'),
   UNSUPPORTED_MEDIA_TYPE: r(415, 'UNSUPPORTED_MEDIA_TYPE', 415, '30002', 'Content-Type must be application/json.'),
+  // Requests Node's HTTP parser refuses before any face sees them (answered in the {code, message} body).
+  REQUEST_TIMEOUT: r(408, 'REQUEST_TIMEOUT', 408, '30014', 'The request did not arrive in time.'),
+  REQUEST_HEADER_FIELDS_TOO_LARGE: r(431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', 431, '30015', 'The request headers are too large.'),
+
+  // OAuth app endpoints (POST /v2/oauth-apps/token and /revoke), RFC 6749 §5.2 / RFC 7009
+  OAUTH_INVALID_REQUEST: oauth(400, 'invalid_request', 'The request is malformed: not form-urlencoded, or a parameter missing or repeated.'),
+  OAUTH_INVALID_CLIENT: oauth(401, 'invalid_client', 'Client authentication failed.'),
+  OAUTH_INVALID_GRANT: oauth(400, 'invalid_grant', 'The authorization code is invalid, expired, used, revoked or for another redirect URI.'),
+  OAUTH_UNSUPPORTED_GRANT_TYPE: oauth(400, 'unsupported_grant_type', 'Only authorization_code is supported.'),
   // Subscriptions (GraphQL only; the REST renderings are never sent)
   CATCH_UP_TOO_LARGE: r(422, 'CATCH_UP_TOO_LARGE', 422, '30022', 'Too many events to catch up on in a subscription: page through them with the events query, then subscribe with the last sequence it returned.'),
   EVENTS_NOT_RETAINED: r(410, 'EVENTS_NOT_RETAINED', 410, '30023', 'Events after sinceSequence are no longer stored: reload the invoices and subscribe without sinceSequence.'),
@@ -158,14 +179,83 @@ export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
 
-/** Renders a code for the v1 envelope: HTTP status and `{code, data: null}`. */
-export function renderV1(code: ErrorCode): { status: number; body: { code: string; data: null } } {
-  const { status, code: v1 } = ERROR_TABLE[code].v1;
-  return { status, body: { code: v1, data: null } };
+// ───────────────────────────── the faces' renderings ─────────────────────────────
+// Each face renders an error with one of these pure functions and nothing else: `status` is the HTTP status, `body`
+// the JSON the face answers with. Another workspace's resource (FOREIGN_*) reads as a missing one everywhere but in v1
+// (publicCode); a code's message is the table's unless the error carries its own.
+
+/** A DomainError, or a code standing for one with the table's message. */
+export type ErrorLike = DomainError | ErrorCode;
+
+export interface Rendered<B> {
+  status: number;
+  body: B;
 }
 
-/** Renders a code for the v2 envelope: HTTP status and `{code, data}`. */
-export function renderV2(code: ErrorCode, data: unknown = null): { status: number; body: { code: string; data: unknown } } {
-  const { status, code: v2 } = ERROR_TABLE[code].v2;
-  return { status, body: { code: v2, data } };
+const asError = (e: ErrorLike): DomainError => (typeof e === 'string' ? new DomainError(e) : e);
+
+/** What a face other than v1 shows: the public code; for another workspace's resource, exactly a missing one's error. */
+function shown(e: DomainError): { code: ErrorCode; message: string; path: string[] | null; data: Record<string, unknown> | null } {
+  const code = publicCode(e.code);
+  if (code !== e.code) return { code, message: ERROR_TABLE[code].message, path: null, data: null };
+  return { code, message: e.message, path: e.path, data: e.data };
+}
+
+/** v1 envelope (spec: Response envelope, v1 error body): the v1 status and `{code, data: null}`. */
+export function v1Envelope(e: ErrorLike): Rendered<{ code: string; data: null }> {
+  const { status, code } = ERROR_TABLE[asError(e).code].v1;
+  return { status, body: { code, data: null } };
+}
+
+/** v2 error body (spec: v2 error body): the v2 status and `{code, data}`; `data` is the face's wire form of the details. */
+export function v2Envelope(e: ErrorLike, data: unknown = null): Rendered<{ code: string; data: unknown }> {
+  const { status, code } = ERROR_TABLE[shown(asError(e)).code].v2;
+  return { status, body: { code, data } };
+}
+
+/** One GraphQL error (`/graphql` and `/api`): `extensions.code` the public code, the field path and details if any; the status of the table. */
+export function graphQLErrorBody(e: ErrorLike): Rendered<{ message: string; extensions: { code: ErrorCode; field?: string[]; data?: Record<string, unknown> } }> {
+  const s = shown(asError(e));
+  return {
+    status: ERROR_TABLE[s.code].v1.status,
+    body: { message: s.message, extensions: { code: s.code, ...(s.path ? { field: s.path } : {}), ...(s.data ? { data: s.data } : {}) } },
+  };
+}
+
+/** Bank notifications' body (also the service's own paths: an unknown path, the documents): `{code, message, field?}` with v1 codes. */
+export function bankNotificationBody(e: ErrorLike): Rendered<{ code: string; message: string; field?: string }> {
+  const s = shown(asError(e));
+  const { status, code } = ERROR_TABLE[s.code].v1;
+  return { status, body: { code, message: s.message, ...(s.path ? { field: s.path.join('.') } : {}) } };
+}
+
+/**
+ * The OAuth endpoints' body (RFC 6749 §5.2, RFC 7009) `{error, error_description}`: the OAUTH_* codes say their own;
+ * any other code by its status — 5xx `server_error` (without a description), 503 and 429 `temporarily_unavailable`,
+ * 401 `invalid_client`, anything else `invalid_request` (400, or 405 / 413 for a method or a body size).
+ */
+export function oauthErrorBody(e: ErrorLike): Rendered<{ error: OAuthErrorCode; error_description?: string }> {
+  const s = shown(asError(e));
+  const row: ErrorRendering = ERROR_TABLE[s.code];
+  if (row.oauth) return { status: row.oauth.status, body: { error: row.oauth.error, error_description: s.message } };
+  const status = row.v1.status;
+  if (status === 503 || status === 429) return { status, body: { error: 'temporarily_unavailable', error_description: s.message } };
+  if (status >= 500) return { status: 500, body: { error: 'server_error' } };
+  if (status === 401) return { status, body: { error: 'invalid_client', error_description: s.message } };
+  return { status: status === 405 || status === 413 ? status : 400, body: { error: 'invalid_request', error_description: s.message } };
+}
+
+/** Renders a code for the v1 envelope (v1Envelope of the code). */
+export function renderV1(code: ErrorCode): Rendered<{ code: string; data: null }> {
+  return v1Envelope(code);
+}
+
+/** Renders a code for the v2 envelope (v2Envelope of the code). */
+export function renderV2(code: ErrorCode, data: unknown = null): Rendered<{ code: string; data: unknown }> {
+  return v2Envelope(code, data);
+}
+
+/** Whether a code is the caller's doing (a refusal, 4xx) rather than the service's or a dependency's (5xx). */
+export function isRefusal(code: ErrorCode): boolean {
+  return ERROR_TABLE[code].v1.status < 500;
 }

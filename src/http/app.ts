@@ -8,8 +8,8 @@ import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
-import { createYoga } from 'graphql-yoga';
-import type { DefinitionNode, DocumentNode } from 'graphql';
+import { createYoga, isAsyncIterable, mapAsyncIterator } from 'graphql-yoga';
+import type { DefinitionNode, DocumentNode, ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -25,7 +25,7 @@ import { schema } from '../graphql/schema.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
 import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
-import { json, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
+import { json } from '../../rest-compat/shared/http.ts';
 import { handleBankNotification } from './bank-notifications.ts';
 import { handleApiDocs } from './docs.ts';
 import { GRAPHIQL_ASSETS_PREFIX, GRAPHIQL_OPTIONS, handleGraphiQLAsset, renderGraphiQLPage, useGraphiQLHeaders } from './graphiql.ts';
@@ -52,12 +52,11 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { ERROR_TABLE, renderV1, renderV2, type DomainError } from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
+import { bankNotificationBody, DomainError } from '../domain/errors.ts';
+import { answerError, errorLog, errorResponse, logGraphQLErrors, type ErrorLog, type Face } from './face-errors.ts';
 import { Metrics, routeLabel } from './metrics.ts';
 import { idempotent, isGraphQLMutation } from './idempotency.ts';
 import { memoryRateLimiter, rateLimitHeaders, rateLimitKey, redisRateLimiter, type RateLimiter } from './rate-limit.ts';
-import type { ErrorCode } from '../domain/errors.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -160,22 +159,22 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const rateLimiter: RateLimiter | null =
     config.RATE_LIMIT_PER_SECOND === 0 ? null : config.REDIS_URL ? redisRateLimiter(rateOptions, config.REDIS_URL, log) : memoryRateLimiter(rateOptions);
 
-  const onUnexpected = (requestId: string) => (e: unknown) => log.error({ err: e, requestId }, 'unexpected error');
-
   async function contextFor(request: Request | undefined, authorization: string | null | undefined, requestId: string): Promise<GraphQLContext> {
     const principal: Principal | null = await resolvePrincipal(deps, bearerToken(authorization));
     return { deps, prisma: db.prisma, principal, requestId, bus };
   }
 
-  const yoga = createYoga<{ requestId?: string }, GraphQLContext>({
+  const yoga = createYoga<{ requestId?: string; errorLog?: ErrorLog }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // GraphiQL's scripts and styles from this service (/graphql/assets/), not from a CDN: it works offline.
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLPage,
-    logging: { debug: (...a) => log.debug(a), info: (...a) => log.info(a), warn: (...a) => log.warn(a), error: (...a) => log.error(a) },
-    maskedErrors: { maskError: (error, message) => maskError(error, message, (e) => log.error({ err: e }, 'unexpected GraphQL error')) },
+    // Yoga reports each error it masks at `error`, without the request: those errors are logged once instead, with the
+    // request id and at the level of whose fault they are (logGraphQLErrors in the plugin below), so here only at trace.
+    logging: { debug: (...a) => log.debug(a), info: (...a) => log.info(a), warn: (...a) => log.warn(a), error: (...a) => log.trace(a) },
+    maskedErrors: { maskError: (error, message) => maskError(error, message) },
     context: async ({ request, requestId, connectionParams }: { request: Request; requestId?: string; connectionParams?: Record<string, unknown> }) => {
       const fromParams = connectionParams && typeof connectionParams.authorization === 'string' ? connectionParams.authorization : undefined;
       return contextFor(request, fromParams ?? request.headers.get('authorization'), requestId ?? randomUUID());
@@ -191,6 +190,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       maxTokensPlugin({ n: 5000, exposeLimits: true }),
       costLimitPlugin({ maxCost: 20000, ignoreIntrospection: true, exposeLimits: true }),
       {
+        // Every error of a result (as the caller sees it, masked) logged with the request id: refusals at info, the
+        // service's own errors at error with their cause (src/http/face-errors.ts); subscription events one by one.
+        onResultProcess({ result, setResult, serverContext }: { result: unknown; setResult(r: unknown): void; serverContext: { errorLog?: ErrorLog } }) {
+          const errors = serverContext.errorLog;
+          if (!errors) return;
+          if (isAsyncIterable(result)) setResult(mapAsyncIterator(result as AsyncIterable<ExecutionResult>, (r) => (logGraphQLErrors(errors, r.errors), r)));
+          else for (const r of (Array.isArray(result) ? result : [result]) as ExecutionResult[]) logGraphQLErrors(errors, r.errors);
+        },
+      },
+      {
         onExecute({ args }: { args: { document: DocumentNode; operationName?: string | null } }) {
           const started = performance.now();
           const op = args.document.definitions.find((d: DefinitionNode) => d.kind === 'OperationDefinition') as { operation?: string; name?: { value: string } } | undefined;
@@ -205,7 +214,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   });
 
   // The API description (/openapi.json, /docs) and the GraphQL operations as REST (/api), through the same context.
-  const sofa = createSofaApi(contextFor, onUnexpected, config.MAX_BODY_BYTES);
+  const sofa = createSofaApi(contextFor, config.MAX_BODY_BYTES);
 
   let inFlight = 0;
   async function handle(request: Request, serverContext?: { req?: { socket?: { remoteAddress?: string } } }): Promise<Response> {
@@ -223,6 +232,12 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     const started = performance.now();
     const url = new URL(request.url);
     const path = url.pathname;
+    const errors = errorLog(log, requestId, request.method, path);
+    /** A refusal decided here rather than by a face: logged, and answered in the envelope of the path's face. */
+    const refuse = (e: DomainError, headers?: Record<string, string>) => {
+      errors.domain(e);
+      return errorResponse(faceOf(path), e, { headers });
+    };
     let response: Response;
     let limitHeaders: Record<string, string> | null = null;
     try {
@@ -232,61 +247,57 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         if (!decision.allowed) metrics.rateLimited.inc();
       }
       if (limitHeaders?.['retry-after']) {
-        response = faceError(path, 'RATE_LIMITED');
+        response = refuse(new DomainError('RATE_LIMITED'));
       } else if (path === '/graphql') {
         const declared = Number(request.headers.get('content-length') ?? NaN);
         if (Number.isFinite(declared) && declared > config.MAX_BODY_BYTES) {
-          response = json(413, { errors: [{ message: ERROR_TABLE.PAYLOAD_TOO_LARGE.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+          response = refuse(new DomainError('PAYLOAD_TOO_LARGE'));
         } else if (request.method === 'POST' && request.headers.has('idempotency-key')) {
           const principal = await resolvePrincipal(deps, bearerToken(request.headers.get('authorization')));
-          response = await idempotent(deps, request, principal, config.MAX_BODY_BYTES, async (r) => yoga.fetch(r, { requestId }), graphqlError, isGraphQLMutation);
+          response = await idempotent(deps, request, principal, config.MAX_BODY_BYTES, async (r) => yoga.fetch(r, { requestId, errorLog: errors }), refuse, isGraphQLMutation);
         } else {
-          response = await yoga.fetch(request, { requestId });
+          response = await yoga.fetch(request, { requestId, errorLog: errors });
         }
       } else if (path === '/metrics') {
         const m = await metrics.render();
         response = new Response(m.body, { status: 200, headers: { 'content-type': m.contentType } });
       } else if (path === '/v1' || path.startsWith('/v1/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
-        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV1(r, ctx, onUnexpected(requestId)), (e) => {
-          const { status, body } = renderV1(e.code);
-          return json(status, body);
-        });
+        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV1(r, ctx, errors), refuse);
       } else if (path.startsWith('/v2/oauth-apps/')) {
         response =
-          (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, onUnexpected(requestId))) ??
-          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true }, onUnexpected(requestId)));
+          (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, errors)) ??
+          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true }, errors));
       } else if (path === '/v2' || path.startsWith('/v2/')) {
         const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
-        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV2(r, ctx, onUnexpected(requestId)), (e) => {
-          const { status, body } = renderV2(e.code);
-          return json(status, body);
-        });
+        response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV2(r, ctx, errors), refuse);
       } else if (path === '/bank-notifications') {
-        response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, onUnexpected(requestId));
+        response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, errors);
       } else if (path.startsWith(GRAPHIQL_ASSETS_PREFIX)) {
         response = await handleGraphiQLAsset(request, path);
       } else if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) {
-        response = (await handleApiDocs(request, path)) ?? json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
+        response = (await handleApiDocs(request, path)) ?? refuse(new DomainError('ROUTE_NOT_FOUND'));
       } else if (path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) {
-        response = await sofa(request, path, requestId);
+        response = await sofa(request, path, requestId, errors);
       } else if (path === '/healthz') {
         response = json(200, { status: 'ok' });
       } else if (path === '/readyz') {
         response = await readiness(db);
       } else {
-        response = json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
+        response = refuse(new DomainError('ROUTE_NOT_FOUND'));
       }
       // (Yoga may answer with @whatwg-node's Response, not the global one: check the shape, not the class.)
       if (!response || typeof (response as Response).headers?.set !== 'function') throw new Error(`no response for ${request.method} ${path}`);
       // Yoga refuses an unsupported Accept (406) or POST Content-Type (415) with an empty body: give it the envelope.
       if (path === '/graphql' && (response.status === 406 || response.status === 415) && !response.headers.get('content-type')?.includes('json')) {
-        const code = response.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'NOT_ACCEPTABLE';
-        const message = response.status === 415 ? 'POST /graphql needs Content-Type: application/json (or application/graphql+json).' : 'Accept must allow application/json, application/graphql-response+json or text/event-stream.';
-        response = json(response.status, { errors: [{ message, extensions: { code } }] });
+        response = refuse(
+          response.status === 415
+            ? new DomainError('UNSUPPORTED_MEDIA_TYPE', { message: 'POST /graphql needs Content-Type: application/json (or application/graphql+json).' })
+            : new DomainError('NOT_ACCEPTABLE', { message: 'Accept must allow application/json, application/graphql-response+json or text/event-stream.' }),
+        );
       }
     } catch (e) {
-      response = outerError(path, e, () => onUnexpected(requestId)(e));
+      response = answerError(faceOf(path), e, errors);
     }
     response.headers.set('x-request-id', requestId);
     if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
@@ -339,6 +350,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
             if (errors.length) return errors;
             return args;
           },
+          // Each error of an operation over WebSocket logged like an HTTP request's, with the operation's request id.
+          onNext: (_ctx: unknown, _id: string, _payload: unknown, args: { contextValue?: unknown }, result: ExecutionResult) => {
+            if (result.errors?.length) logGraphQLErrors(errorLog(log, (args.contextValue as GraphQLContext).requestId, 'WS', '/graphql'), result.errors);
+          },
+          onError: (_ctx: unknown, _id: string, _payload: unknown, errors: readonly unknown[]) => logGraphQLErrors(errorLog(log, randomUUID(), 'WS', '/graphql'), errors),
         },
         wss,
       );
@@ -382,13 +398,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 }
 
 /**
- * An error outside the faces' own handling (e.g. resolving the credential while the database is down), rendered in the
- * envelope of the path's face: 503 SERVICE_UNAVAILABLE when the database cannot be reached, 500 otherwise.
+ * The face whose error body a path answers with: errors decided outside the faces' own handling (a rate limit, a body
+ * too large, resolving the credential while the database is down) are rendered in it. Paths of no API face (health,
+ * documents, an unknown path) answer `{code, message}`, the bank notifications' body.
  */
-function outerError(path: string, e: unknown, logUnexpected: () => void): Response {
-  const code = isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
-  if (code === 'INTERNAL_SERVER_ERROR') logUnexpected();
-  return faceError(path, code, code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_UNAVAILABLE : {});
+function faceOf(path: string): Face {
+  if (path === '/v2/oauth-apps/token' || path === '/v2/oauth-apps/revoke') return 'oauth';
+  if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
+  if (path === '/v2' || path.startsWith('/v2/')) return 'v2';
+  if (path === '/graphql' || path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) return 'graphql';
+  return 'bank';
 }
 
 /** The paths whose calls count against a credential's rate limit (not health checks, metrics or documentation). */
@@ -402,13 +421,14 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
     socket.destroy();
     return;
   }
-  const [status, code, message] =
+  const { status, body: answer } = bankNotificationBody(
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', 'The request headers are too large.']
+      ? 'REQUEST_HEADER_FIELDS_TOO_LARGE'
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.']
-        : [400, 'BAD_REQUEST', 'The request is not readable HTTP/1.1.'];
-  const body = JSON.stringify({ code, message });
+        ? 'REQUEST_TIMEOUT'
+        : new DomainError('BAD_REQUEST', { message: 'The request is not readable HTTP/1.1.' }),
+  );
+  const body = JSON.stringify(answer);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -416,24 +436,6 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
 
 function isRateLimited(path: string): boolean {
   return path === '/graphql' || path.startsWith('/v1') || path.startsWith('/v2') || path === '/bank-notifications' || path.startsWith(SOFA_BASE);
-}
-
-/** An error decided before a face runs, in the envelope of the path's face. */
-function faceError(path: string, code: ErrorCode, headers: Record<string, string> = {}): Response {
-  if (path === '/v2/oauth-apps/token' || path === '/v2/oauth-apps/revoke') {
-    // RFC 6749 bodies; `temporarily_unavailable` tells the client to retry later.
-    const status = ERROR_TABLE[code].v2.status;
-    return json(status, { error: status >= 500 && code !== 'SERVICE_UNAVAILABLE' ? 'server_error' : 'temporarily_unavailable', error_description: ERROR_TABLE[code].message }, headers);
-  }
-  if (path === '/v1' || path.startsWith('/v1/')) return json(renderV1(code).status, renderV1(code).body, headers);
-  if (path === '/v2' || path.startsWith('/v2/')) return json(renderV2(code).status, renderV2(code).body, headers);
-  if (path === '/graphql' || path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) return json(ERROR_TABLE[code].v1.status, { errors: [{ message: ERROR_TABLE[code].message, extensions: { code } }] }, headers);
-  return json(ERROR_TABLE[code].v1.status, { code: ERROR_TABLE[code].v1.code, message: ERROR_TABLE[code].message }, headers);
-}
-
-/** A refusal before GraphQL execution (e.g. an Idempotency-Key reused), as a GraphQL error response. */
-function graphqlError(e: DomainError): Response {
-  return json(ERROR_TABLE[e.code].v1.status, { errors: [{ message: e.message, extensions: { code: e.code } }] });
 }
 
 async function readiness(db: Database): Promise<Response> {

@@ -2,27 +2,22 @@
 import { bearerToken } from '../domain/auth/principal.ts';
 import { ingestBankNotification } from '../domain/deposits/deposits.ts';
 import type { Deps } from '../domain/deps.ts';
-import { ERROR_TABLE, isDomainError } from '../domain/errors.ts';
-import { dateTimeRefusalError, isDatabaseUnavailable } from '../domain/prisma-errors.ts';
-import { json, readJsonBody, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
+import { DomainError, isDomainError } from '../domain/errors.ts';
+import { dateTimeRefusalError } from '../domain/prisma-errors.ts';
+import { json, readJsonBody } from '../../rest-compat/shared/http.ts';
+import { answerError, type ErrorLog } from './face-errors.ts';
 
-/** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message}. */
-export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, onUnexpected: (e: unknown) => void): Promise<Response> {
+/** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message, field?}. */
+export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
   try {
-    if (request.method !== 'POST') return json(405, { code: 'METHOD_NOT_ALLOWED', message: ERROR_TABLE.METHOD_NOT_ALLOWED.message });
+    if (request.method !== 'POST') throw new DomainError('METHOD_NOT_ALLOWED');
     const token = bearerToken(request.headers.get('authorization'));
-    if (!token) return json(401, { code: 'NOT_AUTHORIZED', message: 'Send Authorization: Bearer <notificationToken>.' });
+    if (!token) throw new DomainError('UNAUTHENTICATED', { message: 'Send Authorization: Bearer <notificationToken>.' });
     const body = await readJsonBody(request, maxBodyBytes);
     const { transaction, created } = await ingestBankNotification(deps, token, body);
     return json(created ? 201 : 200, { transactionId: transaction.id });
   } catch (caught) {
     const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
-    if (isDomainError(e)) {
-      const { status, code } = ERROR_TABLE[e.code].v1;
-      return json(status, { code, message: e.message, ...(e.path ? { field: e.path.join('.') } : {}) });
-    }
-    if (isDatabaseUnavailable(e)) return json(503, { code: 'SERVICE_UNAVAILABLE', message: ERROR_TABLE.SERVICE_UNAVAILABLE.message }, RETRY_AFTER_UNAVAILABLE);
-    onUnexpected(e);
-    return json(500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error.' });
+    return answerError('bank', e, log);
   }
 }

@@ -6,7 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { DomainError } from '../domain/errors.ts';
 import { openApiJson } from '../../rest-compat/openapi/document.ts';
+import { errorResponse } from './face-errors.ts';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -54,13 +56,13 @@ export async function handleApiDocs(request: Request, path: string): Promise<Res
   const isDocs = path === '/openapi.json' || path === '/docs' || path === '/docs/' || path === '/docs/reference.js' || path.startsWith('/docs/assets/');
   if (!isDocs) return null;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return new Response(JSON.stringify({ code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }), { status: 405, headers: headers('application/json; charset=utf-8', { allow: 'GET, HEAD' }) });
+    return errorResponse('bank', new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET.' }), { headers: { 'x-content-type-options': 'nosniff', allow: 'GET, HEAD' } });
   }
   if (path === '/openapi.json') return new Response(openApiJson(), { headers: headers('application/json; charset=utf-8', { 'access-control-allow-origin': '*' }) });
   if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: headers('text/html; charset=utf-8') });
   if (path === '/docs/reference.js') return new Response(INIT, { headers: headers('text/javascript; charset=utf-8') });
   const name = path.slice('/docs/assets/'.length);
   const type = ASSETS[name];
-  if (!type) return new Response(JSON.stringify({ code: 'NOT_FOUND', message: 'No such file.' }), { status: 404, headers: headers('application/json; charset=utf-8') });
+  if (!type) return errorResponse('bank', new DomainError('ROUTE_NOT_FOUND', { message: 'No such file.' }), { headers: { 'x-content-type-options': 'nosniff' } });
   return new Response(await readFile(assetPath(name)), { headers: headers(type, { 'cache-control': 'public, max-age=86400' }) });
 }

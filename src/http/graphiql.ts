@@ -6,6 +6,8 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { DomainError } from '../domain/errors.ts';
+import { errorResponse } from './face-errors.ts';
 
 export const GRAPHIQL_ASSETS_PREFIX = '/graphql/assets/';
 
@@ -125,16 +127,16 @@ function assets() {
   return loaded;
 }
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' };
+const nosniff = { 'x-content-type-options': 'nosniff' };
 
 /** Answers GET /graphql/assets/<name>: GraphiQL's scripts, workers, stylesheet and icon (gzipped when accepted). */
 export async function handleGraphiQLAsset(request: Request, path: string): Promise<Response> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return new Response(JSON.stringify({ code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }), { status: 405, headers: { ...jsonHeaders, allow: 'GET, HEAD' } });
+    return errorResponse('bank', new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET.' }), { headers: { ...nosniff, allow: 'GET, HEAD' } });
   }
   const name = path.slice(GRAPHIQL_ASSETS_PREFIX.length);
   const asset = Object.hasOwn(ASSETS, name) ? (await assets()).get(name) : undefined;
-  if (!asset) return new Response(JSON.stringify({ code: 'NOT_FOUND', message: 'No such file.' }), { status: 404, headers: jsonHeaders });
+  if (!asset) return errorResponse('bank', new DomainError('ROUTE_NOT_FOUND', { message: 'No such file.' }), { headers: nosniff });
   const gzipped = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
   const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': ASSETS[name].type, 'cache-control': 'public, max-age=86400', vary: 'accept-encoding' };
   if (gzipped) headers['content-encoding'] = 'gzip';

@@ -2,19 +2,22 @@
  * `/api`: every GraphQL query and mutation as a REST route (sofa-api), with its own OpenAPI document at
  * `/api/openapi.json`. Same schema and same context builder as /graphql, so the same keys, scopes and rules apply.
  * Queries are GET (arguments in the query string or path), mutations POST with a JSON body of the arguments.
- * Refusals come back as HTTP errors `{errors: [{message, extensions: {code, field?, data?}}]}` with the status of
- * ERROR_TABLE (the v1 one), whether the field threw or returned a DomainError in-band (result unions); anything
- * unexpected is masked and logged. Sofa's subscription webhooks (`/api/webhook`) are not served: they would POST to
- * any URL a caller names.
+ * Refusals come back as HTTP errors rendered like /graphql's (graphQLErrorBody: `{errors: [{message, extensions: {code,
+ * field?, data?}}]}` with the status of the error table; another workspace's resource reads as a missing one), whether
+ * the field threw or returned a DomainError in-band (result unions); anything unexpected is masked. Each is logged
+ * with the request id. Sofa's subscription webhooks (`/api/webhook`) are not served: they would POST to any URL a
+ * caller names.
  */
 import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useSofa } from 'sofa-api';
-import { DomainError, ERROR_TABLE, isErrorCode } from '../domain/errors.ts';
-import { domainErrorOf, toGraphQLError } from '../graphql/common/errors.ts';
+import { DomainError } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
+import { domainErrorOf, inBandAsError } from '../graphql/common/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { OPENAPI_VERSION } from '../../rest-compat/openapi/document.ts';
 import { readTextBody } from '../../rest-compat/shared/http.ts';
+import { errorResponse, type ErrorLog } from './face-errors.ts';
 
 export const SOFA_BASE = '/api';
 
@@ -30,44 +33,33 @@ function isSubscriptionWebhook(method: string, path: string): boolean {
   return (m === 'POST' || m === 'DELETE') && (path === `${SOFA_BASE}/webhook` || path.startsWith(`${SOFA_BASE}/webhook/`));
 }
 
-export function createSofaApi(contextFor: ContextFor, onUnexpected: (requestId: string) => (e: unknown) => void, maxBodyBytes: number) {
-  /**
-   * Runs an operation: a DomainError a result-union mutation returned in-band becomes the GraphQL error it stands for;
-   * an unexpected error is logged here, where the request id is known (errorHandler masks it).
-   */
+/** What an error of an /api call is: the DomainError it is answered with, or (unexpected) its cause, answered masked. */
+type Answered = { domain: DomainError } | { cause: unknown };
+
+function answered(error: unknown): Answered {
+  const domain = domainErrorOf(error);
+  if (domain) return { domain };
+  if (isDatabaseUnavailable(error)) return { domain: new DomainError('SERVICE_UNAVAILABLE') };
+  // GraphQL's own refusals (an argument that does not coerce, sofa's unreadable body): the request is wrong.
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return { domain: new DomainError('BAD_REQUEST', { message: error.message }) };
+  return { cause: error instanceof GraphQLError ? error.originalError : error };
+}
+
+/** The errors each error response of sofa's stands for: handleSofa logs them with the request id sofa does not pass on. */
+const ANSWERED = new WeakMap<Response, Answered[]>();
+
+export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
+  /** Runs an operation: a DomainError a result-union mutation returned in-band becomes the GraphQL error it stands for. */
   async function run(args: ExecutionArgs): Promise<ExecutionResult> {
-    const result = (await execute(args)) as ExecutionResult;
-    for (const e of result.errors ?? []) if (!domainErrorOf(e) && e.originalError && !(e.originalError instanceof GraphQLError)) onUnexpected((args.contextValue as GraphQLContext).requestId)(e.originalError);
-    if (result.errors?.length || !result.data) return result;
-    for (const value of Object.values(result.data)) {
-      // Sofa selects the union's members without __typename: a DomainError is the member with a code and a message.
-      const v = value as { code?: unknown; message?: string; field?: string[] | null; data?: Record<string, unknown> | null } | null;
-      if (v && typeof v === 'object' && typeof v.message === 'string' && isErrorCode(v.code)) {
-        return { errors: [toGraphQLError(new DomainError(v.code, { message: v.message, path: v.field ?? undefined, data: v.data ?? null }))] };
-      }
-    }
-    return result;
+    return inBandAsError((await execute(args)) as ExecutionResult);
   }
 
   const errorHandler = (errors: ReadonlyArray<unknown>): Response => {
-    let status = 0;
-    const rendered = errors.map((error) => {
-      const domain = domainErrorOf(error);
-      if (domain) {
-        status = Math.max(status, ERROR_TABLE[domain.code].v1.status);
-        return { message: domain.message, extensions: { code: domain.code, ...(domain.path ? { field: domain.path } : {}), ...(domain.data ? { data: domain.data } : {}) } };
-      }
-      // GraphQL's own refusals (an argument that does not coerce, sofa's unreadable body): the request is wrong.
-      if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
-        const http = (error.extensions?.http as { status?: number } | undefined)?.status;
-        status = Math.max(status, http ?? 400);
-        return { message: error.message, extensions: { code: 'BAD_REQUEST' } };
-      }
-      if (!(error instanceof GraphQLError)) onUnexpected('')(error);
-      status = Math.max(status, 500);
-      return { message: ERROR_TABLE.INTERNAL_SERVER_ERROR.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-    });
-    return jsonResponse(status || 500, { errors: rendered });
+    const answers = errors.map(answered);
+    const domains = answers.map((a) => ('domain' in a ? a.domain : new DomainError('INTERNAL_SERVER_ERROR')));
+    const response = errorResponse('graphql', domains);
+    ANSWERED.set(response, answers);
+    return response;
   };
 
   const router = useSofa({
@@ -90,15 +82,16 @@ export function createSofaApi(contextFor: ContextFor, onUnexpected: (requestId: 
     swaggerUI: { endpoint: false as unknown as `/${string}` },
   } as Parameters<typeof useSofa>[0]);
 
-  /** Answers a request under /api. */
-  return async function handleSofa(request: Request, path: string, requestId: string): Promise<Response> {
-    const notFound = () => jsonResponse(404, { errors: [{ message: 'No such endpoint.', extensions: { code: 'NOT_FOUND' } }] });
-    if (isSubscriptionWebhook(request.method, path)) return notFound();
+  /** Answers a request under /api; every error is logged in `log` (with the request id). */
+  return async function handleSofa(request: Request, path: string, requestId: string, log: ErrorLog): Promise<Response> {
+    const refuse = (e: DomainError, headers?: Record<string, string>) => {
+      log.domain(e);
+      return errorResponse('graphql', e, { headers });
+    };
+    if (isSubscriptionWebhook(request.method, path)) return refuse(new DomainError('ROUTE_NOT_FOUND'));
     // sofa routes GET (queries) and POST (mutations); anything else (HEAD, TRACE, PROPFIND ...) is refused here, before
     // a Request is rebuilt with a method undici may not accept.
-    if (request.method !== 'GET' && request.method !== 'POST') {
-      return jsonResponse(405, { errors: [{ message: ERROR_TABLE.METHOD_NOT_ALLOWED.message, extensions: { code: 'METHOD_NOT_ALLOWED' } }] }, { allow: 'GET, POST' });
-    }
+    if (request.method !== 'GET' && request.method !== 'POST') return refuse(new DomainError('METHOD_NOT_ALLOWED'), { allow: 'GET, POST' });
     let bounded = request;
     if (request.body) {
       // The same body limit as everywhere else (sofa would read any size).
@@ -106,14 +99,17 @@ export function createSofaApi(contextFor: ContextFor, onUnexpected: (requestId: 
       try {
         text = await readTextBody(request, maxBodyBytes);
       } catch (e) {
-        const code = domainErrorOf(e)?.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST';
-        return jsonResponse(ERROR_TABLE[code].v1.status, { errors: [{ message: ERROR_TABLE[code].message, extensions: { code } }] });
+        return refuse(domainErrorOf(e) ?? new DomainError('BAD_REQUEST', { message: 'The request body is not readable.' }));
       }
       bounded = new Request(request.url, { method: request.method, headers: request.headers, body: text });
     }
     const response = (await router.fetch(bounded, { requestId })) as Response | undefined;
     // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
-    if (!response) return notFound();
+    if (!response) return refuse(new DomainError('ROUTE_NOT_FOUND'));
+    for (const a of ANSWERED.get(response) ?? []) {
+      if ('domain' in a) log.domain(a.domain);
+      else log.unexpected(a.cause);
+    }
     if (path === `${SOFA_BASE}/openapi.json` && response.ok) {
       const doc = (await response.json()) as { paths?: Record<string, Record<string, unknown>> };
       const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;

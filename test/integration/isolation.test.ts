@@ -1,10 +1,11 @@
 /**
  * Isolation matrix: every REST endpoint (v1 and v2, enumerated from the rest-compat routers, plus the two OAuth app
- * endpoints) and every GraphQL query and mutation root field (enumerated from schema/schema.graphql) × the principals
- * that must not see or change the owner's data:
+ * endpoints), every GraphQL query and mutation root field (enumerated from schema/schema.graphql) and every /api route
+ * (the same root fields as REST, served by sofa; enumerated from /api/openapi.json) × the principals that must not see
+ * or change the owner's data:
  *
  *   otherKey      an API key of a second workspace
- *   otherSession  a dashboard session of the second workspace (GraphQL only: sessions are refused on REST anyway)
+ *   otherSession  a dashboard session of the second workspace (GraphQL and /api: sessions are refused on REST anyway)
  *   readOnlyKey   a read-only key of the owner's workspace (reads allowed, every write refused)
  *   limitedKey    a key of the owner's workspace limited to bank account B (the owner's data sits on account A or on
  *                 all accounts; cash receipts are not limited, spec: Authentication)
@@ -16,14 +17,17 @@
  * the response contains none of the data the principal must not see (ids, names, e-mails, phones, amounts, account
  * numbers... of the owner, walked value by value). Cells where the principal may act (a read-only key reading, a
  * limited key on cash receipts, the other workspace acting in its own workspace) are classified as allowed and
- * checked too (reads also positively: the owner's marker must be there, so the leak check is not vacuous).
+ * checked too (reads also positively: the owner's marker must be there, so the leak check is not vacuous). An /api
+ * cell runs the GraphQL row's field with the same arguments and must answer what /graphql answers: the same code (as an
+ * HTTP error with the status of the error table, in-band refusals included), the same data — another workspace's id
+ * reads as a missing one there too.
  *
  * Refusals run first; then the owner's data is compared with a snapshot taken before (nothing changed); then the
  * allowed writes run (on their own targets where they change something). A route or root field added later fails the
  * coverage tests until it is classified here.
  */
 import { readFileSync } from 'node:fs';
-import { buildSchema, isUnionType, getNamedType } from 'graphql';
+import { buildSchema, getNamedType, isUnionType, Kind, parse, valueFromASTUntyped, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { v1Routes } from '../../rest-compat/v1/routes.ts';
@@ -56,8 +60,8 @@ interface Fixtures {
   inv: { iA: string; iAll: string; iB: string; iPaidAll: string; iBm: string };
   /** tA to A, tB to B, tBm to B (matched to iPaidAll), tAm to A (matched by hand to iBm). */
   trx: { tA: string; tB: string; tBm: string; tAm: string };
-  /** rI issued (read/cancel/reissue/send-email target); rRevRest and rRevGql issued (revoke targets). */
-  rct: { rI: string; rRevRest: string; rRevGql: string };
+  /** rI issued (read/cancel/reissue/send-email target); rRevRest, rRevGql and rRevApi issued (revoke targets). */
+  rct: { rI: string; rRevRest: string; rRevGql: string; rRevApi: string };
   webhookId: string;
   app: { id: string; secret: string; redirect: string };
   /** A live OAuth token of the owner's workspace and an unexchanged code (targets of the OAuth endpoint rows). */
@@ -92,6 +96,7 @@ const OWNER = {
   rI: { identifier: '01077770001', amount: 733_111 },
   rRevRest: { identifier: '01077770002', amount: 733_222 },
   rRevGql: { identifier: '01077770003', amount: 733_333 },
+  rRevApi: { identifier: '01077770004', amount: 733_444 },
   keyNames: ['IsoReadOnlyKey', 'IsoLimitedKey', 'IsoDisabledKey', 'IsoVictimKey'],
 };
 
@@ -191,8 +196,10 @@ async function setUp(): Promise<Fixtures> {
     expect(settled.body.data.status).toBe('ISSUED');
     return id;
   };
-  const [rI, rRevRest, rRevGql] = await Promise.all([issue(OWNER.rI.identifier, OWNER.rI.amount), issue(OWNER.rRevRest.identifier, OWNER.rRevRest.amount), issue(OWNER.rRevGql.identifier, OWNER.rRevGql.amount)]);
-  f.rct = { rI, rRevRest, rRevGql };
+  const [rI, rRevRest, rRevGql, rRevApi] = await Promise.all(
+    [OWNER.rI, OWNER.rRevRest, OWNER.rRevGql, OWNER.rRevApi].map((r) => issue(r.identifier, r.amount)),
+  );
+  f.rct = { rI, rRevRest, rRevGql, rRevApi };
 
   f.webhookId = (await gqlOk(`mutation($i: CreateWebhookInput!) { createWebhook(input: $i) { webhook { id } } }`, { i: { url: `http://127.0.0.1:9/${OWNER.hookPath}`, version: 'V2' } }, s)).createWebhook.webhook.id;
 
@@ -231,16 +238,16 @@ async function setUp(): Promise<Fixtures> {
   const everything: Markers = {
     strings: [
       owner.accountId, owner.workspaceId, owner.email, owner.apiKey.id, A.id, A.number, B.id, B.number,
-      iA, iAll, iB, iPaidAll, iBm, tA, tB, tBm, tAm, f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.webhookId, f.app.id, f.eventId, f.emailId,
+      iA, iAll, iB, iPaidAll, iBm, tA, tB, tBm, tAm, f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.rct.rRevApi, f.webhookId, f.app.id, f.eventId, f.emailId,
       readOnly.id, limited.id, disabled.id, victim.id,
       OWNER.person, OWNER.company, OWNER.aliasB, OWNER.hookPath, OWNER.appName, ...OWNER.keyNames,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iB.name, OWNER.iPaidAll.name, OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta,
-      OWNER.iBm.name, OWNER.tA.name, OWNER.tB.name, OWNER.tAm.name, OWNER.rI.identifier, OWNER.rRevRest.identifier, OWNER.rRevGql.identifier,
+      OWNER.iBm.name, OWNER.tA.name, OWNER.tB.name, OWNER.tAm.name, OWNER.rI.identifier, OWNER.rRevRest.identifier, OWNER.rRevGql.identifier, OWNER.rRevApi.identifier,
     ],
     numbers: [
       OWNER.iA.amount, OWNER.iA.patched, OWNER.iAll.amount, OWNER.iB.amount, OWNER.iPaidAll.amount, OWNER.iBm.amount, OWNER.tA.amount, OWNER.tB.amount, OWNER.tAm.amount,
-      OWNER.rI.amount, OWNER.rRevRest.amount, OWNER.rRevGql.amount,
+      OWNER.rI.amount, OWNER.rRevRest.amount, OWNER.rRevGql.amount, OWNER.rRevApi.amount,
     ],
   };
   // A key limited to B may see B's invoices and deposits (tBm says which invoice it paid: its id is a field of the
@@ -483,6 +490,11 @@ interface GqlRow {
   query: string;
   vars?: (f: Fixtures) => Record<string, unknown>;
   expect: Record<GqlPrincipal, GqlExp>;
+  /**
+   * The /api cell's own target where the GraphQL cell's write would leave nothing to do (or trip a limit): its
+   * arguments from the GraphQL row's, and what an allowed call then shows.
+   */
+  api?: { args: (args: Record<string, any>, f: Fixtures) => Record<string, unknown>; sees?: (f: Fixtures) => string[] };
 }
 
 const ERR = '__typename ... on DomainError { code message field data }';
@@ -688,6 +700,8 @@ const GQL_ROWS: GqlRow[] = [
     // Public: a wrong password for the owner's e-mail says nothing but INVALID_CREDENTIALS, whoever asks.
     field: 'logIn', query: `mutation($i: LogInInput!) { logIn(input: $i) { token account { id email } workspace { id } } }`,
     vars: (f) => ({ i: { email: f.owner.email, password: 'not-the-password-123' } }), expect: everyone(OK({ code: 'INVALID_CREDENTIALS' })),
+    // Another e-mail on /api: twelve failures for one e-mail would pass the log-in limit (10 in 15 minutes).
+    api: { args: (a, f) => ({ input: { ...a.input, email: f.other.email } }) },
   },
   {
     field: 'matchTransaction', query: `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`,
@@ -700,6 +714,7 @@ const GQL_ROWS: GqlRow[] = [
   {
     field: 'registerBankAccount', query: `mutation { registerBankAccount(input: {provider: "SHINHAN", type: PERSONAL, number: "1999000011122", alias: "IsoProbeAlias"}) { bankAccount { id number } verificationCode } }`,
     expect: dashboard(OK()),
+    api: { args: (a) => ({ input: { ...a.input, number: '1999000011133' } }) },
   },
   {
     field: 'registerBusinessInfo', query: `mutation { registerBusinessInfo(input: {corpNum: "2234567890", companyName: "IsoProbeCo", representativeName: "Probe"}) { workspace { id name businessInfo { companyName } } } }`,
@@ -714,6 +729,7 @@ const GQL_ROWS: GqlRow[] = [
     field: 'revokeCashReceipt', query: `mutation($id: ID!) { revokeCashReceipt(id: $id) { ${ERR} ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } } }`,
     vars: (f) => ({ id: f.rct.rRevGql }),
     expect: { otherKey: R('CASH_RECEIPT_NOT_FOUND'), otherSession: R('CASH_RECEIPT_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OK({ sees: (f) => [f.rct.rRevGql] }), ...GQL_DEAD },
+    api: { args: (a, f) => ({ ...a, id: f.rct.rRevApi }), sees: (f) => [f.rct.rRevApi] },
   },
   {
     field: 'sendCashReceiptEmail', query: `mutation($id: ID!) { sendCashReceiptEmail(id: $id, email: "iso-probe@example.com") { ${ERR} ... on SendCashReceiptEmailPayload { cashReceiptId } } }`,
@@ -774,6 +790,83 @@ function gqlOutcome(row: GqlRow, body: any): { code: string | null; via: 'error'
   return { code: null, via: null };
 }
 
+
+// ───────────────────────────── /api table ─────────────────────────────
+
+/** The root field's arguments in a GraphQL row: its variables and the literals written in the query. */
+function fieldArgs(row: GqlRow, f: Fixtures): Record<string, unknown> {
+  const op = parse(row.query).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const field = op.selectionSet.selections.find((x): x is FieldNode => x.kind === Kind.FIELD && x.name.value === row.field)!;
+  const vars = row.vars?.(f) ?? {};
+  const args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value, vars)]));
+  return row.api ? row.api.args(args, f) : args;
+}
+
+/** The /api route of each root field (sofa names it after the field: `createOAuthApp` → `/create-o-auth-app`). */
+let apiRoutes: Map<string, { method: 'GET' | 'POST'; path: string }>;
+async function loadApiRoutes() {
+  const doc = (await (await fetch(`${t.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  apiRoutes = new Map();
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const method of Object.keys(ops)) apiRoutes.set(path.split('/')[1].replaceAll('-', ''), { method: method.toUpperCase() as 'GET' | 'POST', path });
+  }
+}
+const apiRoute = (field: string) => apiRoutes.get(field.toLowerCase());
+
+/** Calls a GraphQL row's field on /api: a query by GET (the id in the path where sofa puts it, the rest in the query string), a mutation by POST with a JSON body of its arguments. */
+async function callApi(row: GqlRow, args: Record<string, unknown>, token: string): Promise<{ status: number; body: any }> {
+  const route = apiRoute(row.field)!;
+  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
+  let path = route.path;
+  let body: string | undefined;
+  if (route.method === 'GET') {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(args)) {
+      if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+      else if (Array.isArray(value)) value.forEach((v, i) => query.append(`${name}[${i}]`, String(v)));
+      else query.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    }
+    if ([...query].length) path += `?${query}`;
+  } else {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(args);
+  }
+  const res = await fetch(`${t.url}/api${path}`, { method: route.method, headers, body });
+  return { status: res.status, body: await res.json() };
+}
+
+/** What an /api error looks like: the GraphQL error body (graphQLErrorBody), alone, with the status of the error table. */
+function expectApiError(res: { status: number; body: any }, code: string, detail: string) {
+  expect(isErrorCode(code), `${code} is a domain code`).toBe(true);
+  expect(res, detail).toEqual({ status: ERROR_TABLE[code as ErrorCode].v1.status, body: { errors: [{ message: expect.any(String), extensions: expect.objectContaining({ code }) }] } });
+  expect(Object.keys(res.body.errors[0].extensions).filter((k) => !['code', 'field', 'data'].includes(k)), detail).toEqual([]);
+}
+
+function apiCell(row: GqlRow, principal: GqlPrincipal): Cell {
+  const exp = row.expect[principal];
+  const name = `/api ${MUTATIONS.has(row.field) ? 'mutation' : 'query'} ${row.field}${row.label ? ` (${row.label})` : ''} × ${principal}`;
+  return {
+    name,
+    write: MUTATIONS.has(row.field),
+    refused: exp.kind === 'refused',
+    run: async () => {
+      const args = fieldArgs(row, f);
+      const res = await callApi(row, args, f.tokens[principal]);
+      const detail = `${name}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
+      // The same answer as /graphql's: a refusal (thrown or in-band) as an HTTP error with the same code ...
+      if (exp.code) expectApiError(res, exp.code, detail);
+      else {
+        // ... or the field's data.
+        expect(res.status, detail).toBe(200);
+        if (exp.kind === 'allowed' && exp.data) expect(res.body, detail).toEqual((exp.data(f) as Record<string, unknown>)[row.field]);
+        const seen = exp.kind === 'allowed' ? (row.api?.sees ?? exp.sees) : undefined;
+        if (seen) expect(sees(res.body, seen(f)), `${detail}\nmust see`).toEqual(expect.arrayContaining(seen(f)));
+      }
+      expect(leaks(res.body, notIn(f.forbidden[principal], [row.query, args])), `${name} leaks: ${JSON.stringify(res.body).slice(0, 600)}`).toEqual([]);
+    },
+  };
+}
+
 // ───────────────────────────── the owner's state ─────────────────────────────
 
 /** Everything of the owner a refused write could have changed. */
@@ -786,7 +879,7 @@ async function ownerState() {
   };
   const invoices = await Promise.all(Object.values(f.inv).map((id) => get(`/v2/invoices/${id}`)));
   const deposits = await Promise.all(Object.values(f.trx).map((id) => get(`/v1/transactions/${id}`)));
-  const receipts = await Promise.all([f.rct.rI, f.rct.rRevRest, f.rct.rRevGql].map((id) => get(`/v2/cash-receipts/${id}`)));
+  const receipts = await Promise.all([f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.rct.rRevApi].map((id) => get(`/v2/cash-receipts/${id}`)));
   const dashboardView = await gqlOk(
     `{ apiKeys { id name readOnly bankAccountIds disabledAt deletedAt } webhooks { id url enabled disabledAt previousSecretExpiresAt }
        bankAccounts { id number alias active } oauthApps { id name } oauthAuthorizations { id revokedAt }
@@ -870,7 +963,8 @@ function gqlStatus(code: string, via: 'error' | 'union'): number {
 
 const REST_CELLS = REST_ROWS.flatMap((row) => REST_PRINCIPALS.map((p) => restCell(row, p)));
 const GQL_CELLS = GQL_ROWS.flatMap((row) => GQL_PRINCIPALS.map((p) => gqlCell(row, p)));
-const ALL_CELLS = [...REST_CELLS, ...GQL_CELLS];
+const API_CELLS = GQL_ROWS.flatMap((row) => GQL_PRINCIPALS.map((p) => apiCell(row, p)));
+const ALL_CELLS = [...REST_CELLS, ...GQL_CELLS, ...API_CELLS];
 /** Refusals and reads first; the allowed writes after the owner's state was checked. */
 const FIRST = ALL_CELLS.filter((c) => c.refused || !c.write);
 const LAST = ALL_CELLS.filter((c) => !c.refused && c.write);
@@ -881,6 +975,7 @@ describe(`isolation matrix on ${dbLabel}`, () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await setUp();
+    await loadApiRoutes();
     before = await ownerState();
   });
   afterAll(() => t?.stop());
@@ -900,8 +995,16 @@ describe(`isolation matrix on ${dbLabel}`, () => {
       expect([...covered].filter((c) => !ROOT_FIELDS.some((r) => r.field === c))).toEqual([]);
     });
 
-    it(`the matrix: ${REST_CELLS.length} REST cells (${REST_ROWS.length} rows × ${REST_PRINCIPALS.length}) and ${GQL_CELLS.length} GraphQL cells (${GQL_ROWS.length} rows × ${GQL_PRINCIPALS.length})`, () => {
-      expect(ALL_CELLS.length).toBe(REST_ROWS.length * REST_PRINCIPALS.length + GQL_ROWS.length * GQL_PRINCIPALS.length);
+    it('every /api route has a row (the GraphQL rows, called through /api), and every row an /api route', () => {
+      const routes = [...apiRoutes.keys()];
+      const fields = new Set(GQL_ROWS.map((r) => r.field.toLowerCase()));
+      expect(routes.filter((r) => !fields.has(r))).toEqual([]);
+      expect([...fields].filter((r) => !apiRoutes.has(r))).toEqual([]);
+      expect(routes.length).toBe(ROOT_FIELDS.length);
+    });
+
+    it(`the matrix: ${REST_CELLS.length} REST cells (${REST_ROWS.length} rows × ${REST_PRINCIPALS.length}), ${GQL_CELLS.length} GraphQL cells and ${API_CELLS.length} /api cells (${GQL_ROWS.length} rows × ${GQL_PRINCIPALS.length} each)`, () => {
+      expect(ALL_CELLS.length).toBe(REST_ROWS.length * REST_PRINCIPALS.length + 2 * GQL_ROWS.length * GQL_PRINCIPALS.length);
       expect(new Set(ALL_CELLS.map((c) => c.name)).size).toBe(ALL_CELLS.length);
     });
   });
@@ -931,7 +1034,7 @@ describe(`isolation matrix on ${dbLabel}`, () => {
     const revoked = (r: any) => ({ ...r, status: 'REVOKED', revokedAt: expect.any(Number), canceledAmount: r.amount, remainingAmount: 0, cancelReason: 'REVOKED' });
     expect(after.invoices).toEqual(before.invoices);
     expect(after.deposits).toEqual(before.deposits);
-    expect(after.receipts).toEqual([before.receipts[0], revoked(before.receipts[1]), revoked(before.receipts[2])]);
+    expect(after.receipts).toEqual([before.receipts[0], revoked(before.receipts[1]), revoked(before.receipts[2]), revoked(before.receipts[3])]);
     expect(after.dashboardView).toEqual(before.dashboardView);
     expect(after.invoiceCount).toBe(before.invoiceCount);
   });

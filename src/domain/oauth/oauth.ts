@@ -71,24 +71,12 @@ export async function authorizeOAuthApp(deps: Deps, principal: Principal | null,
   return { code, expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS) };
 }
 
-/** RFC 6749 / 7009 error: `error` code and HTTP status. */
-export class OAuthError extends Error {
-  constructor(
-    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unauthorized_client',
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OAuthError';
-  }
-}
-
 /** Authenticates a client by id and secret (constant-time); invalid_client (401) otherwise. */
 export async function authenticateClient(deps: Deps, clientId: string | null, clientSecret: string | null): Promise<OAuthApp> {
-  if (!clientId || !clientSecret) throw new OAuthError('invalid_client', 401, 'Client authentication is required (HTTP Basic or client_id and client_secret).');
+  if (!clientId || !clientSecret) throw new DomainError('OAUTH_INVALID_CLIENT', { message: 'Client authentication is required (HTTP Basic or client_id and client_secret).' });
   const app = isId('oauthApp', clientId) ? await deps.prisma.oAuthApp.findUnique({ where: { id: clientId } }) : null;
   const ok = safeEqual(sha256Hex(clientSecret), app?.clientSecretHash ?? sha256Hex('no app'));
-  if (!app || app.deletedAt || !ok) throw new OAuthError('invalid_client', 401, 'Client authentication failed.');
+  if (!app || app.deletedAt || !ok) throw new DomainError('OAUTH_INVALID_CLIENT', { message: 'Client authentication failed.' });
   return app;
 }
 
@@ -97,34 +85,34 @@ export async function authenticateClient(deps: Deps, clientId: string | null, cl
  * the app it was issued to, with the same redirect_uri. Reusing a code revokes the tokens it produced (RFC 6749 §4.1.2).
  */
 export async function exchangeAuthorizationCode(deps: Deps, app: OAuthApp, params: { grant_type?: string | null; code?: string | null; redirect_uri?: string | null }) {
-  if (!params.grant_type) throw new OAuthError('invalid_request', 400, 'grant_type is required.');
-  if (params.grant_type !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 400, 'Only authorization_code is supported.');
-  if (!params.code) throw new OAuthError('invalid_request', 400, 'code is required.');
-  if (!params.redirect_uri) throw new OAuthError('invalid_request', 400, 'redirect_uri is required.');
+  if (!params.grant_type) throw new DomainError('OAUTH_INVALID_REQUEST', { message: 'grant_type is required.' });
+  if (params.grant_type !== 'authorization_code') throw new DomainError('OAUTH_UNSUPPORTED_GRANT_TYPE', { message: 'Only authorization_code is supported.' });
+  if (!params.code) throw new DomainError('OAUTH_INVALID_REQUEST', { message: 'code is required.' });
+  if (!params.redirect_uri) throw new DomainError('OAUTH_INVALID_REQUEST', { message: 'redirect_uri is required.' });
   const now = deps.clock.now();
   const codeHash = sha256Hex(params.code);
   const REUSED = Symbol('reused');
   const out = await deps.prisma.$transaction(async (tx) => {
     const code = await tx.oAuthAuthorizationCode.findUnique({ where: { codeHash } });
-    if (!code || code.appId !== app.id) throw new OAuthError('invalid_grant', 400, 'The authorization code is invalid.');
+    if (!code || code.appId !== app.id) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'The authorization code is invalid.' });
     if (code.usedAt) {
       // Committed before answering (a throw here would roll it back).
       await tx.oAuthAccessToken.updateMany({ where: { grantId: code.grantId, createdAt: { gte: code.createdAt }, revokedAt: null }, data: { revokedAt: now } });
       return REUSED;
     }
-    if (code.expiresAt <= now) throw new OAuthError('invalid_grant', 400, 'The authorization code has expired.');
-    if (code.redirectUri !== params.redirect_uri) throw new OAuthError('invalid_grant', 400, 'redirect_uri does not match the authorization request.');
+    if (code.expiresAt <= now) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'The authorization code has expired.' });
+    if (code.redirectUri !== params.redirect_uri) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'redirect_uri does not match the authorization request.' });
     const claimed = await tx.oAuthAuthorizationCode.updateMany({ where: { id: code.id, usedAt: null }, data: { usedAt: now } });
-    if (claimed.count === 0) throw new OAuthError('invalid_grant', 400, 'The authorization code was already used.');
+    if (claimed.count === 0) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'The authorization code was already used.' });
     const grant = await tx.oAuthGrant.findUnique({ where: { id: code.grantId } });
-    if (!grant || grant.revokedAt) throw new OAuthError('invalid_grant', 400, 'The authorization was revoked.');
+    if (!grant || grant.revokedAt) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'The authorization was revoked.' });
     const accessToken = newSecret('oauthAccessToken');
     await tx.oAuthAccessToken.create({
       data: { id: newId('oauthAccessToken'), tokenHash: sha256Hex(accessToken), appId: app.id, grantId: grant.id, workspaceId: grant.workspaceId, createdAt: now },
     });
     return { access_token: accessToken, token_type: 'Bearer' as const };
   });
-  if (out === REUSED) throw new OAuthError('invalid_grant', 400, 'The authorization code was already used.');
+  if (out === REUSED) throw new DomainError('OAUTH_INVALID_GRANT', { message: 'The authorization code was already used.' });
   return out;
 }
 

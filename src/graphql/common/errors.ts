@@ -1,10 +1,20 @@
 /**
- * Rendering errors for GraphQL: a DomainError becomes a GraphQLError whose `extensions.code` is the domain code (with
- * `data` and the field `path` where there are any); anything else is masked and logged with the request id.
+ * Rendering errors for GraphQL: a DomainError becomes a GraphQLError rendered by graphQLErrorBody (`extensions.code`
+ * the public code, with `data` and the field path where there are any, and the table's HTTP status); anything else is
+ * masked. Masking does not log: the face logs each error of a result with its request id (src/http/face-errors.ts),
+ * and finds a masked error's cause with maskedCause.
  */
-import { GraphQLError } from 'graphql';
-import { DomainError, ERROR_TABLE, isErrorCode, publicCode } from '../../domain/errors.ts';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { DomainError, graphQLErrorBody, isErrorCode } from '../../domain/errors.ts';
 import { dateTimeRefusalError, isDatabaseUnavailable } from '../../domain/prisma-errors.ts';
+
+/** The error behind each masked INTERNAL_SERVER_ERROR, for the log (the caller sees only the mask). */
+const MASKED_CAUSES = new WeakMap<GraphQLError, unknown>();
+
+/** The unexpected error a masked GraphQL error stands for (undefined for any other error). */
+export function maskedCause(error: GraphQLError): unknown {
+  return MASKED_CAUSES.get(error);
+}
 
 /** The DomainError behind a GraphQL error, if any (a database's refusal of a date/time is VALIDATION_FAILED). */
 export function domainErrorOf(error: unknown): DomainError | null {
@@ -16,26 +26,50 @@ export function domainErrorOf(error: unknown): DomainError | null {
   return dateTimeRefusalError(error);
 }
 
+/**
+ * A DomainError as a GraphQLError, rendered by graphQLErrorBody (another workspace's resource reads as a missing one);
+ * the REST faces read originalError, the domain's own code.
+ */
 export function toGraphQLError(e: DomainError, source?: GraphQLError): GraphQLError {
-  return new GraphQLError(e.message, {
+  const { status, body } = graphQLErrorBody(e);
+  return new GraphQLError(body.message, {
     nodes: source?.nodes,
     source: source?.source,
     positions: source?.positions,
     path: source?.path,
     originalError: e,
-    // GraphQL shows the public code (another workspace's resource reads as missing); the REST faces read
-    // originalError, the domain's own code.
-    extensions: {
-      code: publicCode(e.code),
-      ...(e.data ? { data: e.data } : {}),
-      ...(e.path ? { field: e.path } : {}),
-      http: { status: ERROR_TABLE[publicCode(e.code)].v1.status },
-    },
+    extensions: { ...body.extensions, http: { status } },
   });
 }
 
+/** A refusal a result-union mutation returned in-band (a DomainError member), turned back into the DomainError it was. */
+export function inBandDomainError(data: Record<string, unknown> | null | undefined): DomainError | null {
+  for (const value of Object.values(data ?? {})) {
+    // With __typename (the REST faces select it) or without (sofa selects the members' fields only: the DomainError is
+    // the member with a domain code and a message).
+    const v = value as { __typename?: string; code?: unknown; message?: unknown; field?: string[] | null; data?: Record<string, unknown> | null } | null;
+    if (!v || typeof v !== 'object' || (v.__typename !== undefined && v.__typename !== 'DomainError')) continue;
+    if (isErrorCode(v.code) && typeof v.message === 'string') return new DomainError(v.code, { message: v.message, path: v.field ?? undefined, data: v.data ?? null });
+  }
+  return null;
+}
+
+/** A result whose field returned a refusal in-band, as the GraphQL error it stands for (the result as it is otherwise). */
+export function inBandAsError(result: ExecutionResult): ExecutionResult {
+  if (result.errors?.length || !result.data) return result;
+  const refused = inBandDomainError(result.data);
+  return refused ? { errors: [toGraphQLError(refused)] } : result;
+}
+
+/** A masked error: the caller sees INTERNAL_SERVER_ERROR and `message`; the cause is kept for the log (maskedCause). */
+function masked(message: string, cause: unknown, source?: GraphQLError): GraphQLError {
+  const e = new GraphQLError(message, { nodes: source?.nodes, source: source?.source, positions: source?.positions, path: source?.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  MASKED_CAUSES.set(e, cause);
+  return e;
+}
+
 /** Yoga's maskError: domain errors pass with their code; GraphQL's own errors pass; the rest is masked. */
-export function maskError(error: unknown, message: string, log?: (e: unknown) => void): Error {
+export function maskError(error: unknown, message: string): Error {
   const domain = domainErrorOf(error);
   if (domain) return toGraphQLError(domain, error instanceof GraphQLError ? error : undefined);
   if (isDatabaseUnavailable(error)) {
@@ -58,14 +92,7 @@ export function maskError(error: unknown, message: string, log?: (e: unknown) =>
         extensions: { ...error.extensions, code: fallbackCode(error) },
       });
     }
-    log?.(original);
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR' },
-    });
+    return masked(message, original, error);
   }
   // A stack overflow that no resolver raised (resolver errors arrive wrapped, with a path) comes from reading the
   // request: a document nested beyond what the parser's recursion can hold. The caller's document is at fault.
@@ -75,10 +102,9 @@ export function maskError(error: unknown, message: string, log?: (e: unknown) =>
   // JSON that does not parse, thrown (unwrapped) while reading the request: a GET's `variables` or `extensions`
   // parameter that is not JSON. The request is wrong; the parser's message (it quotes the input) is not passed on.
   if (error instanceof SyntaxError) {
-    return new GraphQLError('The request parameters (variables, extensions) are not valid JSON.', { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+    return toGraphQLError(new DomainError('BAD_REQUEST', { message: 'The request parameters (variables, extensions) are not valid JSON.' }));
   }
-  log?.(error);
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return masked(message, error);
 }
 
 /** The code of a GraphQL refusal that came without one: a request refused over HTTP, a document that does not parse or is refused. */
