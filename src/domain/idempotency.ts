@@ -50,6 +50,16 @@ function permissionsOf(p: Principal): string {
   return JSON.stringify([p.kind, p.workspaceId, p.accountId, p.oauthAppId, p.readOnly, p.bankAccountIds === null ? null : [...p.bankAccountIds].sort()]);
 }
 
+/** The stored answer's body; one sealed under another encryption key is a clear refusal, never a 500 or a second run. */
+function openAnswer(sealed: string | null, key: Buffer, context: string): string {
+  if (sealed === null) return '';
+  try {
+    return decryptSecret(sealed, key, context);
+  } catch {
+    throw new DomainError('IDEMPOTENCY_ANSWER_UNREADABLE');
+  }
+}
+
 /**
  * Runs `execute` at most once per (workspace, credential, key) within 24 hours and returns its response, or the stored
  * response of the first execution (`replayed: true`) when the same credential, with the same permissions, retries the
@@ -86,8 +96,7 @@ export async function withIdempotency(
     }
     if (existing.requestHash !== requestHash) throw new DomainError('IDEMPOTENCY_KEY_REUSED');
     if (existing.state === 'COMPLETED' && existing.responseStatus !== null) {
-      const body = existing.sealedResponse === null ? '' : decryptSecret(existing.sealedResponse, deps.encryptionKey, sealContext);
-      return { status: existing.responseStatus, body, replayed: true };
+      return { status: existing.responseStatus, body: openAnswer(existing.sealedResponse, deps.encryptionKey, sealContext), replayed: true };
     }
     if (Date.now() > deadline) throw new DomainError('IDEMPOTENCY_KEY_IN_PROGRESS');
     await new Promise((r) => setTimeout(r, 25));

@@ -480,6 +480,20 @@ describe(`idempotency isolation matrix on ${dbLabel}`, () => {
       expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ ...renderV1('IDEMPOTENCY_KEY_REUSED'), replayed: null });
     });
 
+    it('an answer sealed under another encryption key: the retry is refused IDEMPOTENCY_ANSWER_UNREADABLE (409), never a 500 nor a second run', async () => {
+      const k = await createKey(f.tokens.session, { name: 'IdemOtherKey' });
+      const body = newInvoice('IdemOtherKey', 45_005);
+      const first = await v1Create(k.secret, 'own-other-key', body);
+      expect(first.status).toBe(201);
+      // What ENCRYPTION_KEY changing does to a stored answer: it no longer decrypts.
+      const { encryptSecret } = await import('../../src/domain/secrets.ts');
+      await t.app.db.sql.query(`UPDATE "IdempotencyKey" SET "sealedResponse" = $1 WHERE key = 'own-other-key'`, [encryptSecret('{}', Buffer.alloc(32, 7))]);
+      const retry = await v1Create(k.secret, 'own-other-key', body);
+      expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ ...renderV1('IDEMPOTENCY_ANSWER_UNREADABLE'), replayed: null });
+      const list = await t.client.request('GET', '/v1/invoices?offset=0&limit=100&search=IdemOtherKey', { token: k.secret });
+      expect(list.body.data.map((i: { id: string }) => i.id)).toEqual([first.body.data.id]);
+    });
+
     it('a key made read-only since its first request: the retry is refused like any write of a read-only key', async () => {
       const k = await createKey(f.tokens.session, { name: 'IdemNowReadOnly' });
       const body = newInvoice('IdemNowReadOnly', 45_004);

@@ -76,7 +76,7 @@ describe('GET /openapi.json', () => {
     const doc = JSON.parse(openApiJson());
     const create = doc.paths['/v1/invoices'].post.responses;
     expect(create['422'].content['application/json'].schema.properties.code.enum).toContain('INVALID_CUSTOMER_NAME');
-    expect(create['409'].content['application/json'].schema.properties.code.enum).toEqual(['INVOICE_ALREADY_EXISTS', 'IDEMPOTENCY_KEY_IN_PROGRESS']);
+    expect(create['409'].content['application/json'].schema.properties.code.enum).toEqual(['INVOICE_ALREADY_EXISTS', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_ANSWER_UNREADABLE']);
     expect(create['422'].content['application/json'].schema.properties.code.enum).toContain('IDEMPOTENCY_KEY_REUSED');
     expect(create['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/V1InvoiceCreated' });
     const patch409 = doc.paths['/v2/invoices/{id}'].patch.responses['409'].content['application/json'].schema;
