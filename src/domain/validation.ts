@@ -1,4 +1,5 @@
 /** Small shared validators for dashboard inputs (spec limits live next to the resource they govern). */
+import { normalizeName } from './deposits/depositor-name.ts';
 import { DomainError, type ErrorCode } from './errors.ts';
 
 /** A simple e-mail shape check: one @, a dot in the domain, no spaces. */
@@ -19,9 +20,12 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Removes hyphens and lower-cases, as the list searches compare. */
+/**
+ * The form list searches compare, of stored text and search terms alike: the depositor-name normalisation (full-width
+ * ASCII folded, NFC, so a name a feed sent in NFD is found by the same name typed in NFC), hyphens removed, lower-cased.
+ */
 export function searchNormalize(s: string): string {
-  return s.replace(/-/g, '').toLowerCase();
+  return normalizeName(s).replace(/-/g, '').toLowerCase();
 }
 
 /** Digits only after removing hyphens and spaces; null when anything else remains. */

@@ -183,6 +183,27 @@ describe(`depositor names as banks send them, on ${dbLabel}`, () => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 422, body: { code: 'INVALID_CUSTOMER_NAME', data: null } });
     });
 
+    it('list searches compare the same form: a name stored in NFD or full width is found by its plain NFC / ASCII spelling (v1, v2, deposits)', async () => {
+      const inv = await createInvoice(w, NFD('세종대왕'), uniqueAmount());
+      const wide = await createInvoice(w, 'ＭＡＲＹＬＥＥ', uniqueAmount());
+      for (const [term, id] of [
+        ['세종대왕', inv.id],
+        [NFD('세종'), inv.id],
+        ['marylee', wide.id],
+        ['ＭａｒｙＬｅｅ', wide.id],
+      ] as const) {
+        const q = encodeURIComponent(term);
+        const r1 = await v1('GET', `/v1/invoices?offset=0&limit=20&search=${q}`, w.apiKey.secret);
+        expect({ term, ids: r1.body.data.map((i: { id: string }) => i.id), total: r1.body.totalItems }).toEqual({ term, ids: [id], total: 1 });
+        const r2 = await v1('GET', `/v2/invoices?offset=0&limit=20&search=${q}`, w.apiKey.secret);
+        expect({ term, ids: r2.body.data.map((i: { id: string }) => i.id) }).toEqual({ term, ids: [id] });
+      }
+      const dep = await t.client.deposit(w.bankAccount.notificationToken, { depositorName: NFD('장영실'), amount: uniqueAmount(), receivedAt: RECEIVED_AT });
+      expect(dep.status).toBe(201);
+      const found = await v1('GET', `/v1/transactions?offset=0&limit=20&search=${encodeURIComponent('장영실')}`, w.apiKey.secret);
+      expect(found.body.data.map((d: { id: string; description: string }) => [d.id, d.description])).toEqual([[dep.body.transactionId, NFD('장영실')]]);
+    });
+
     it('the conflict check treats names equal after normalisation as the same name (a deposit could pay neither): 409 INVOICE_ALREADY_EXISTS', async () => {
       const amount = uniqueAmount();
       await createInvoice(w, 'JohnKim', amount);

@@ -11,6 +11,8 @@ import { diffSchemaAgainstMigrations, SCHEMA_PATH } from '../../src/db/drift.ts'
 import { MigrationError, migrate, pendingMigrations, readMigrations } from '../../src/db/migrate.ts';
 import { emptyFilters, openSchemaEngine } from '../../src/db/schema-engine.ts';
 import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
+import { invoiceSearchText } from '../../src/domain/invoices/invoice-input.ts';
+import { searchNormalize } from '../../src/domain/validation.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 describe(`migrations on ${dbLabel}`, () => {
@@ -132,6 +134,8 @@ describe(`migrations on ${dbLabel}`, () => {
     expect(at).toBeGreaterThan(0);
     await migrate(db, all.slice(0, at));
     const NFD = (x: string) => x.normalize('NFD');
+    // The search text earlier releases stored: ASCII hyphens removed, lower-cased, nothing else.
+    const previousSearchText = (parts: string[]) => parts.map((x) => x.replace(/-/g, '').toLowerCase()).join('\u0001');
     // Names as earlier releases stored them (at most 16 code points as sent), the awkward ones included.
     const names = [
       '홍길동', NFD('홍길동'), NFD('가나다라마바사아'), '홍길동(101호)', '홍길동（１０１호）', NFD('홍길동') + '［주문］', 'JohnKim', 'JOHNKIM', 'ＪＯＨＮ［vip］',
@@ -144,18 +148,19 @@ describe(`migrations on ${dbLabel}`, () => {
          VALUES ('bac_up', 'wsp_up', 'acc_up', 'SHINHAN', 'PERSONAL', '1000000000001', 'a', '123456', now(), 'h');`,
     );
     for (const [i, name] of names.entries()) {
-      await db.sql.query(`INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", "customerNameBare", amount, "searchText", status) VALUES ($1, 'wsp_up', $2, 'acc_up', $3, 'old', 1, '', $4::"InvoiceStatus")`, [
+      await db.sql.query(`INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", "customerNameBare", amount, "searchText", status) VALUES ($1, 'wsp_up', $2, 'acc_up', $3, 'old', 1, $4, $5::"InvoiceStatus")`, [
         `ivc_up${i}`,
         i + 1,
         name,
+        previousSearchText([name, 'Buyer-One@Example.com', '010-1234-5678']),
         i === 0 ? 'PAID' : 'PENDING',
       ]);
     }
     const deposit = (id: string, amount: number, description: string, matchedInvoiceId: string | null = null) =>
       db.sql.query(
         `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText", "receivedAt", "matchedInvoiceId", "matchMethod")
-         VALUES ($1, 'wsp_up', 'bac_up', '{}', $1, $2, $3, '', now(), $4, $5::"MatchMethod")`,
-        [id, amount, description, matchedInvoiceId, matchedInvoiceId ? 'EXACT' : null],
+         VALUES ($1, 'wsp_up', 'bac_up', '{}', $1, $2, $3, $6, now(), $4, $5::"MatchMethod")`,
+        [id, amount, description, matchedInvoiceId, matchedInvoiceId ? 'EXACT' : null, previousSearchText(['1000000000001', description])],
       );
     await deposit('trx_code', 1, '123456'); // stored visible by the release that only hid codes on unverified accounts
     await deposit('trx_fullwidth', 1, '１２３４５６');
@@ -169,6 +174,13 @@ describe(`migrations on ${dbLabel}`, () => {
       `SELECT "customerName", "customerNameKey", "customerNameBare" FROM "Invoice" WHERE "workspaceId" = 'wsp_up' ORDER BY number`,
     );
     expect(stored).toEqual(names.map((customerName) => ({ customerName, ...invoiceNameColumns(customerName) })));
+    // The search text is what the application computes now, so an NFD or full-width name is found by its plain form.
+    const searchTexts = await db.sql.query<{ searchText: string }>(`SELECT "searchText" FROM "Invoice" WHERE "workspaceId" = 'wsp_up' ORDER BY number`);
+    expect(searchTexts.map((r) => r.searchText)).toEqual(
+      names.map((customerName) => invoiceSearchText({ customerName, customerEmail: 'Buyer-One@Example.com', customerPhoneNumber: '010-1234-5678', cashReceiptIdentifier: null })),
+    );
+    const depositTexts = await db.sql.query<{ description: string; searchText: string }>(`SELECT description, "searchText" FROM "Transaction" ORDER BY id`);
+    for (const d of depositTexts) expect(d.searchText).toBe(['1000000000001', d.description].map(searchNormalize).join('\u0001'));
     const deposits = await db.sql.query<{ id: string; hidden: boolean; verification: boolean; matchedInvoiceId: string | null }>(
       `SELECT id, hidden, verification, "matchedInvoiceId" FROM "Transaction" ORDER BY id`,
     );

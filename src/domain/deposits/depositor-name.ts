@@ -17,7 +17,7 @@
  * Brackets: every pair of BRACKET_PAIRS, after the width folding (so （）［］｛｝＜＞ are their ASCII pairs).
  *
  * Changing this rule needs a migration that recomputes "Invoice"."customerNameKey" and "customerNameBare" for existing
- * rows (as prisma/migrations/20261126090000_depositor_name_normalization does, with nameKeySql/bareNameSql).
+ * rows (as prisma/migrations/20261125160000_depositor_name_normalization does, with nameKeySql/bareNameSql).
  */
 
 /** Opening and closing characters of the brackets whose contents BRACKET_REMOVAL drops. */

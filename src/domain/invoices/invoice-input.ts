@@ -9,7 +9,7 @@ import { nameLength } from '../deposits/depositor-name.ts';
 import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
 import type { ErrorCode } from '../errors.ts';
 import { codePoints, fail, onWire, parseRequest } from '../request-schema.ts';
-import { EMAIL_RE, MAX_WON, isPlainObject } from '../validation.ts';
+import { EMAIL_RE, MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
 
 export interface CustomerInput {
   name: string;
@@ -167,6 +167,6 @@ export function parseCreateInvoiceInput(raw: unknown): CreateInvoiceInput {
 export function invoiceSearchText(i: { customerName: string; customerEmail: string | null; customerPhoneNumber: string | null; cashReceiptIdentifier: string | null }): string {
   return [i.customerName, i.customerEmail, i.customerPhoneNumber, i.cashReceiptIdentifier]
     .filter((x): x is string => !!x)
-    .map((x) => x.replace(/-/g, '').toLowerCase())
+    .map(searchNormalize)
     .join('\u0001');
 }

@@ -24,9 +24,16 @@ CREATE FUNCTION depositor_name_bare(key text) RETURNS text LANGUAGE sql IMMUTABL
   SELECT regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(key, '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|〔[^〔〕]*〕|〈[^〈〉]*〉|《[^《》]*》|「[^「」]*」|『[^『』]*』|【[^【】]*】|〖[^〖〗]*〗|〘[^〘〙]*〙|〚[^〚〛]*〛|｢[^｢｣]*｣', '', 'g'), '[[:space:]]', '', 'g')
 $$;
 
--- Backfill: one pass over "Invoice".
+-- Backfill: one pass over "Invoice". List searches compare the same normalised form (searchNormalize in
+-- src/domain/validation.ts: the name rule, hyphens removed, lower-cased), so "searchText" is recomputed too: earlier
+-- releases only removed ASCII hyphens and lower-cased (a name sent in NFD was not found by the same name in NFC).
 UPDATE "Invoice" SET "customerNameKey" = depositor_name_key("customerName"),
-                     "customerNameBare" = depositor_name_bare(depositor_name_key("customerName"));
+                     "customerNameBare" = depositor_name_bare(depositor_name_key("customerName")),
+                     "searchText" = replace(depositor_name_key("searchText"), '-', '');
+
+-- The deposits' search text (account number, depositor name) likewise; only the rows it changes are written.
+UPDATE "Transaction" SET "searchText" = replace(depositor_name_key("searchText"), '-', '')
+ WHERE "searchText" <> replace(depositor_name_key("searchText"), '-', '');
 
 -- A 1-won deposit named with its account's verification code is a verification deposit whether or not the account was
 -- verified (and compared normalised). Those stored visible and unmatched before become what they are: hidden, never
