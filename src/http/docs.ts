@@ -51,6 +51,23 @@ const INIT = `window.ui = SwaggerUIBundle({
 
 const headers = (type: string, extra: Record<string, string> = {}) => ({ 'content-type': type, 'x-content-type-options': 'nosniff', ...extra });
 
+/**
+ * The page's Content-Security-Policy: everything from this origin (Swagger UI's bundle, its stylesheet, the reference
+ * script; "Try it out" calls this origin's API), inline styles (Swagger UI sets style attributes), data: images (its
+ * icons); never framed.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** Answers GET /openapi.json, /docs and the page's assets; null for any other path. */
 export async function handleApiDocs(request: Request, path: string): Promise<Response | null> {
   const isDocs = path === '/openapi.json' || path === '/docs' || path === '/docs/' || path === '/docs/reference.js' || path.startsWith('/docs/assets/');
@@ -59,10 +76,11 @@ export async function handleApiDocs(request: Request, path: string): Promise<Res
     return errorResponse('bank', new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET.' }), { headers: { 'x-content-type-options': 'nosniff', allow: 'GET, HEAD' } });
   }
   if (path === '/openapi.json') return new Response(openApiJson(), { headers: headers('application/json; charset=utf-8', { 'access-control-allow-origin': '*' }) });
-  if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: headers('text/html; charset=utf-8') });
+  if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: headers('text/html; charset=utf-8', { 'content-security-policy': DOCS_CSP, 'referrer-policy': 'no-referrer' }) });
   if (path === '/docs/reference.js') return new Response(INIT, { headers: headers('text/javascript; charset=utf-8') });
   const name = path.slice('/docs/assets/'.length);
-  const type = ASSETS[name];
+  // Own keys only: `constructor`, `__proto__` or `toString` are not files (they were read from disk and answered 500).
+  const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!type) return errorResponse('bank', new DomainError('ROUTE_NOT_FOUND', { message: 'No such file.' }), { headers: { 'x-content-type-options': 'nosniff' } });
   return new Response(await readFile(assetPath(name)), { headers: headers(type, { 'cache-control': 'public, max-age=86400' }) });
 }

@@ -132,4 +132,21 @@ describe('GET /docs', () => {
     expect(init).toContain("url: '/openapi.json'");
     expect((await fetch(`${t.url}/docs/assets/../../package.json`)).status).toBe(404);
   });
+
+  it('answers 404 for asset names that are not files, built-in object keys included (they were read from disk: 500)', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'nope.js', '']) {
+      const res = await fetch(`${t.url}/docs/assets/${name}`);
+      expect({ name, status: res.status, body: await res.json() }).toEqual({ name, status: 404, body: { code: 'NOT_FOUND', message: 'No such file.' } });
+    }
+  });
+
+  it('sends a Content-Security-Policy that allows this origin only, and is never framed', async () => {
+    const res = await fetch(`${t.url}/docs`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/https?:|\*/);
+  });
 });
