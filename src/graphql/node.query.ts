@@ -4,7 +4,7 @@ import { bankAccountInScope, requirePrincipal } from '../domain/auth/rules.ts';
 import { loadReceiptFor } from '../domain/cash-receipts/cash-receipts.ts';
 import { loadTransactionFor } from '../domain/deposits/deposits.ts';
 import { DomainError } from '../domain/errors.ts';
-import { eventVisibleTo } from '../domain/events/visibility.ts';
+import { eventsVisibleNow } from '../domain/events/visibility.ts';
 import { loadInvoiceFor } from '../domain/invoices/invoices.ts';
 import { builder } from './builder.ts';
 import { NodeInterface, nodeTypeOf } from './common/node.ts';
@@ -31,7 +31,7 @@ async function loadNode(ctx: GraphQLContext, id: string): Promise<{ id: string }
     }
     case 'Event': {
       const e = await db.event.findUnique({ where: { id } });
-      if (!e || !eventVisibleTo(p, e)) throw notFound();
+      if (!e || (await eventsVisibleNow(db, p, [e])).length === 0) throw notFound();
       return e;
     }
     case 'Workspace': {

@@ -7,6 +7,7 @@ import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   asDelivered,
+  type Collected,
   createPaidInvoices,
   deliveredEvents,
   lastEventSequence,
@@ -22,6 +23,8 @@ import type { BusEvent } from '../../src/events/event-bus.ts';
 import { busEventOf } from '../../src/events/outbox-dispatcher.ts';
 import { resolvePrincipal } from '../../src/domain/auth/principal.ts';
 import { createInvoice } from '../../src/domain/invoices/invoices.ts';
+import { ingestBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { jsonRow } from '../../src/domain/events/outbox.ts';
 import { catchUpLimits } from '../../src/domain/events/catch-up.ts';
 import { feedSettings } from '../../src/events/ordered-feed.ts';
 
@@ -268,6 +271,205 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const inside = await invoice(m, '보임', 30_400, [second.id]);
     const page = await t.client.gql(`query($s: String) { events(sinceSequence: $s, first: 10) { type invoiceId } }`, { s: since }, key.createApiKey.secret);
     expect(page.events).toEqual([{ type: 'invoice.created', invoiceId: inside }]);
+  });
+
+  /*
+   * An invoice that left an account-limited key's accounts (security review): the key (LA, limited to account A)
+   * created X on A; X was paid by a deposit to A, un-matched in the dashboard, and moved by a full key to account B with
+   * a new, secret buyer e-mail and phone. `invoice(id: X)` answers LA OUT_OF_SCOPE, so no subscription, catch-up or
+   * live, may deliver X to LA — neither its row nor its history — while a full key still gets every event of it.
+   */
+  const SECRET = { email: 'secret-buyer@example.com', phoneNumber: '01099998888' };
+  const MOVED_EVENTS = (history: boolean) =>
+    `subscription($since: String) { invoiceEvents(sinceSequence: $since) { type sequence invoice { id bankAccountIds customer { email phoneNumber }${history ? ' history { type data }' : ''} } } }`;
+  const MOVED_PAID = (history: boolean) =>
+    `subscription($since: String) { invoicePaid(sinceSequence: $since) { id bankAccountIds customer { email phoneNumber }${history ? ' history { type data }' : ''} eventSequence } }`;
+
+  /** A workspace with accounts A (the bootstrapped one) and B, and a key limited to A. */
+  const limitedToA = async () => {
+    const m = await bootstrap(t.client);
+    const accountB = await addVerifiedBankAccount(t.client, m.sessionToken);
+    const key = await t.client.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, { i: { name: 'limited to A', bankAccountIds: [m.bankAccount.id] } }, m.sessionToken);
+    return { m, accountB, limited: key.createApiKey.secret as string };
+  };
+
+  /**
+   * LA creates X on A; a deposit to A pays it (through `deps`: a test's quiet deps publish nothing at commit), the
+   * dashboard un-matches it, the full key moves it to B with the secret contact. Then LA's own Y on A, created and
+   * paid: what LA does get. Returns both ids.
+   */
+  const moveOutOfLimitedKey = async (s: Awaited<ReturnType<typeof limitedToA>>, amount: number, deps = t.app.deps) => {
+    const create = async (name: string, amt: number) => {
+      const r = await t.client.request('POST', '/v1/invoices', { token: s.limited, body: { bankAccountIds: [s.m.bankAccount.id], customer: { name }, amount: amt } });
+      expect(r.status).toBe(201);
+      return r.body.data.id as string;
+    };
+    const x = await create('옮겨진', amount);
+    const dep = await ingestBankNotification(deps, s.m.bankAccount.notificationToken, { notificationId: `moved-${x}`, depositorName: '옮겨진', amount, receivedAt: new Date().toISOString() });
+    expect(dep.transaction.matchedInvoiceId).toBe(x);
+    const unmatched = await t.client.gql(`mutation($id: ID!) { unmatchTransaction(id: $id) { transaction { matchedInvoiceId } } }`, { id: dep.transaction.id }, s.m.sessionToken);
+    expect(unmatched.unmatchTransaction.transaction.matchedInvoiceId).toBeNull();
+    const moved = await t.client.request('PATCH', `/v2/invoices/${x}`, { token: s.m.apiKey.secret, body: { bankAccountIds: [s.accountB.id], customer: SECRET } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const refused = await t.client.graphql(`query($id: ID!) { invoice(id: $id) { id } }`, { id: x }, s.limited);
+    expect(refused.errors?.map((e) => e.extensions?.code)).toEqual(['OUT_OF_SCOPE']);
+    const y = await create('그대로', amount + 1);
+    expect((await t.client.request('POST', `/v1/invoices/${y}/mark-as-paid`, { token: s.limited })).status).toBe(200);
+    return { x, y };
+  };
+
+  /** LA's subscriptions: invoiceEvents and invoicePaid, with and without the invoice's history, over graphql-ws and SSE. */
+  const limitedSubscriptions = async (limited: string, since: string | null) => {
+    const subs: { name: string; paid: boolean; sub: Collected }[] = [];
+    for (const paid of [false, true]) {
+      for (const history of [false, true]) {
+        const query = paid ? MOVED_PAID(history) : MOVED_EVENTS(history);
+        const vars = since === null ? {} : { since };
+        subs.push({ name: `ws ${paid ? 'invoicePaid' : 'invoiceEvents'}${history ? ' with history' : ''}`, paid, sub: await subscribeWs(ws(limited), query, vars) });
+        subs.push({ name: `SSE ${paid ? 'invoicePaid' : 'invoiceEvents'}${history ? ' with history' : ''}`, paid, sub: await subscribeSse(t.url, limited, query, vars) });
+      }
+    }
+    return subs;
+  };
+
+  /** LA got Y's events only (created and paid; invoicePaid: Y paid), nothing of X, and no error; the full key got X's. */
+  const expectNothingOfTheMovedInvoice = async (
+    subs: Awaited<ReturnType<typeof limitedSubscriptions>>,
+    full: { events: Collected; paid: Collected },
+    ids: { x: string; y: string },
+    accountB: string,
+  ) => {
+    const fullEvents = await full.events.waitFor(6);
+    expect(fullEvents.map((e) => [e.invoiceEvents.type, e.invoiceEvents.invoice.id])).toEqual([
+      ['created', ids.x],
+      ['paid', ids.x],
+      ['unpaid', ids.x],
+      ['updated', ids.x],
+      ['created', ids.y],
+      ['paid', ids.y],
+    ]);
+    // the full key sees X as it is now (or as the change left it), on B with the secret contact
+    expect(fullEvents[3].invoiceEvents.invoice).toMatchObject({ bankAccountIds: [accountB], customer: SECRET });
+    expect((await full.paid.waitFor(2)).map((p) => p.invoicePaid.id)).toEqual([ids.x, ids.y]);
+    for (const { sub, paid } of subs) await sub.waitFor(paid ? 1 : 2);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const { name, sub, paid } of subs) {
+      const text = JSON.stringify(sub.items);
+      expect(text, name).not.toContain(ids.x);
+      expect(text, name).not.toContain(SECRET.email);
+      expect(text, name).not.toContain(SECRET.phoneNumber);
+      expect(text, name).not.toContain(accountB);
+      if (paid) expect(sub.items.map((p) => p.invoicePaid.id), name).toEqual([ids.y]);
+      else expect(sub.items.map((e) => [e.invoiceEvents.type, e.invoiceEvents.invoice.id]), name).toEqual([['created', ids.y], ['paid', ids.y]]);
+      expect(sub.errors, name).toEqual([]);
+      sub.close();
+    }
+    full.events.close();
+    full.paid.close();
+  };
+
+  it('catch-up (sinceSequence) shows an account-limited key nothing of an invoice moved out of its accounts (invoiceEvents and invoicePaid, graphql-ws and SSE, with and without history); a full key still gets it', async () => {
+    const s = await limitedToA();
+    const since = await lastEventSequence(t.app.db.sql, s.m.workspaceId);
+    const ids = await moveOutOfLimitedKey(s, 31_000);
+    await t.app.workers.dispatcher.loop.drain();
+    const subs = await limitedSubscriptions(s.limited, since);
+    const full = { events: await subscribeWs(ws(s.m.apiKey.secret), MOVED_EVENTS(true), { since }), paid: await subscribeSse(t.url, s.m.apiKey.secret, MOVED_PAID(true), { since }) };
+    await expectNothingOfTheMovedInvoice(subs, full, ids, s.accountB.id);
+    // The events query and node(id:) (null) skip X's events for LA too (judged on X as it is now); the full key gets them.
+    const query = `query($s: String) { events(sinceSequence: $s) { id type invoiceId data } }`;
+    const mine = await t.client.gql(query, { s: since }, s.limited);
+    expect(mine.events.map((e: { type: string; invoiceId: string }) => [e.type, e.invoiceId])).toEqual([
+      ['invoice.created', ids.y],
+      ['invoice.paid', ids.y],
+    ]);
+    const all = await t.client.gql(query, { s: since }, s.m.apiKey.secret);
+    expect(all.events.map((e: { invoiceId: string }) => e.invoiceId)).toEqual([ids.x, ids.x, ids.x, ids.x, ids.y, ids.y]);
+    const createdX = all.events[0].id as string;
+    expect((await t.client.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: createdX }, s.limited)).node).toBeNull();
+    expect((await t.client.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: createdX }, s.m.apiKey.secret)).node).toEqual({ id: createdX });
+  });
+
+  it('live events published after the move (the dispatcher reads the invoice as it is now) show an account-limited key nothing of the moved invoice; a full key still gets it', async () => {
+    const s = await limitedToA();
+    // The events reach the bus only when the dispatcher runs, after the move: each with X as it is then (on B).
+    const quiet = { ...t.app.deps, onEventsCommitted: () => {} };
+    await t.app.workers.dispatcher.stop();
+    const started = (async () => {
+      const subs = await limitedSubscriptions(s.limited, null);
+      const full = { events: await subscribeWs(ws(s.m.apiKey.secret), MOVED_EVENTS(true)), paid: await subscribeSse(t.url, s.m.apiKey.secret, MOVED_PAID(true)) };
+      return { subs, full, ids: await moveOutOfLimitedKey(s, 31_100, quiet) };
+    })();
+    try {
+      await started;
+    } finally {
+      t.app.workers.dispatcher.start();
+    }
+    const { subs, full, ids } = await started;
+    await expectNothingOfTheMovedInvoice(subs, full, ids, s.accountB.id);
+  });
+
+  it("a live event carrying the invoice as it was on the key's accounts: its relations are read again, and judged again (moved since: OUT_OF_SCOPE, nothing of the row)", async () => {
+    const s = await limitedToA();
+    const quiet = { ...t.app.deps, onEventsCommitted: () => {} };
+    const p = await resolvePrincipal(t.app.deps, s.limited);
+    await t.app.workers.dispatcher.stop();
+    try {
+      const withHistory = await subscribeWs(ws(s.limited), MOVED_EVENTS(true));
+      const plain = await subscribeSse(t.url, s.limited, MOVED_EVENTS(false));
+      const created = await createInvoice(quiet, p, { bankAccountIds: [s.m.bankAccount.id], customer: { name: '경합' }, amount: 31_200 });
+      const [row] = await t.app.db.sql.query<Parameters<typeof busEventOf>[0]>(
+        `SELECT id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt" FROM "Event" WHERE "invoiceId" = $1`,
+        [created.id],
+      );
+      const moved = await t.client.request('PATCH', `/v2/invoices/${created.id}`, { token: s.m.apiKey.secret, body: { bankAccountIds: [s.accountB.id], customer: SECRET } });
+      expect(moved.status).toBe(200);
+      // published at commit, before the move, and heard after it
+      t.app.workers.bus.publish(busEventOf(row!, jsonRow(created)));
+      await plain.waitFor(1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(plain.items.map((x) => x.invoiceEvents.invoice)).toEqual([{ id: created.id, bankAccountIds: [s.m.bankAccount.id], customer: { email: null, phoneNumber: null } }]);
+      expect(withHistory.items).toEqual([]);
+      expect(withHistory.errors).toEqual([[expect.objectContaining({ extensions: expect.objectContaining({ code: 'OUT_OF_SCOPE' }) })]]);
+      expect(JSON.stringify(withHistory.errors)).not.toContain(SECRET.email);
+      withHistory.close();
+      plain.close();
+    } finally {
+      t.app.workers.dispatcher.start();
+    }
+  });
+
+  it('a sequence beyond 2^63-1 is VALIDATION_FAILED naming sinceSequence (events on /graphql and /api, invoiceEvents and invoicePaid over graphql-ws and SSE), never a 500', async () => {
+    const tooLarge = '9223372036854775808';
+    const refusal = expect.objectContaining({
+      message: 'sinceSequence must be a decimal event sequence number from 0 to 9223372036854775807.',
+      extensions: expect.objectContaining({ code: 'VALIDATION_FAILED', field: ['sinceSequence'] }),
+    });
+    for (const since of [tooLarge, '9999999999999999999', '-1', '1e3']) {
+      const res = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${a.apiKey.secret}` },
+        body: JSON.stringify({ query: `query($s: String) { events(sinceSequence: $s, first: 1) { sequence } }`, variables: { s: since } }),
+      });
+      const body = await res.json();
+      expect([res.status, body.errors], since).toEqual([422, [refusal]]);
+      const api = await t.client.request('GET', `/api/events?sinceSequence=${since}`, { token: a.apiKey.secret });
+      expect([api.status, api.body.errors], since).toEqual([422, [refusal]]);
+    }
+    // the largest sequence there can be is a sequence: no events after it
+    expect((await t.client.gql(`{ events(sinceSequence: "9223372036854775807", first: 1) { sequence } }`, {}, a.apiKey.secret)).events).toEqual([]);
+    const subs = [
+      await subscribeWs(ws(a.apiKey.secret), EVENTS, { since: tooLarge }),
+      await subscribeWs(ws(a.apiKey.secret), PAID_SINCE, { since: tooLarge }),
+      await subscribeSse(t.url, a.apiKey.secret, EVENTS, { since: tooLarge }),
+      await subscribeSse(t.url, a.apiKey.secret, PAID_SINCE, { since: tooLarge }),
+    ];
+    await new Promise((r) => setTimeout(r, 300));
+    for (const sub of subs) {
+      expect(sub.items).toEqual([]);
+      expect(sub.errors).toEqual([[refusal]]);
+      sub.close();
+    }
   });
 
   it('an unauthenticated subscription is refused', async () => {

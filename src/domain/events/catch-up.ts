@@ -5,6 +5,22 @@
  */
 import { DomainError } from '../errors.ts';
 
+/** The largest event sequence there can be (the column is a PostgreSQL bigint). */
+export const MAX_EVENT_SEQUENCE = 2n ** 63n - 1n;
+
+/**
+ * An event sequence a client gives (`events`, `invoiceEvents` and `invoicePaid` take `sinceSequence`): absent, or a
+ * decimal number from 0 to MAX_EVENT_SEQUENCE; anything else is VALIDATION_FAILED naming the field (never a bigint
+ * overflow in the database).
+ */
+export function parseEventSequence(value: string | null | undefined, field: string): bigint | null {
+  if (value === null || value === undefined) return null;
+  if (!/^\d{1,19}$/.test(value) || BigInt(value) > MAX_EVENT_SEQUENCE) {
+    throw new DomainError('VALIDATION_FAILED', { message: `${field} must be a decimal event sequence number from 0 to ${MAX_EVENT_SEQUENCE}.`, path: [field] });
+  }
+  return BigInt(value);
+}
+
 /** The most events one subscription replays before going live (the rest: the `events` query, 100 a page). */
 export const catchUpLimits = { maxEvents: 100_000 };
 

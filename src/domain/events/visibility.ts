@@ -1,14 +1,54 @@
 /**
  * Who may see an event: subscribers see only their workspace's events, and an account-limited key only events of
  * invoices whose receiving accounts are all within its accounts (the same rule as reading the invoice).
+ *
+ * An event is judged twice: on the accounts it was recorded with, and on the invoice row shown with it — the row as
+ * it is now (a catch-up, the `events` query, a re-read for relations) or as a live event carries it. An invoice moved
+ * since to an account outside the key's is not shown with an event of its past: the event is skipped for that key,
+ * as `invoice(id:)` refuses it (OUT_OF_SCOPE). A full key still gets it.
  */
 import type { Principal } from '../auth/principal.ts';
 import { bankAccountInScope, invoiceInScope } from '../auth/rules.ts';
+import type { Deps } from '../deps.ts';
 
-export function eventVisibleTo(p: Principal, e: { workspaceId: string; bankAccountIds: readonly string[]; invoiceId: string | null }): boolean {
+/** What of an invoice row the rule reads: its workspace and receiving accounts. */
+export type InvoiceAccounts = { workspaceId: string; bankAccountIds: readonly string[] };
+
+/** An event as the rule reads it. */
+export type EventAccounts = { workspaceId: string; bankAccountIds: readonly string[]; invoiceId: string | null };
+
+/**
+ * Whether the principal may see an invoice row delivered with an event (or re-read for it): the workspace's, and for
+ * an account-limited key within its accounts — what `invoice(id:)` answers for that row.
+ */
+export function invoiceRowVisibleTo(p: Principal, invoice: InvoiceAccounts): boolean {
+  return invoice.workspaceId === p.workspaceId && invoiceInScope(p, invoice.bankAccountIds);
+}
+
+/**
+ * Whether the principal may see an event together with its invoice row `invoice` (the row delivered with it; null
+ * when it has none: an account-limited key then sees no invoice event). Every path that shows events uses it:
+ * subscriptions (catch-up and live), the `events` query and `node(id:)`.
+ */
+export function eventVisibleTo(p: Principal, e: EventAccounts, invoice: InvoiceAccounts | null): boolean {
   if (e.workspaceId !== p.workspaceId) return false;
-  if (e.invoiceId) return invoiceInScope(p, e.bankAccountIds);
-  return true;
+  if (!e.invoiceId) return true;
+  if (!invoiceInScope(p, e.bankAccountIds)) return false;
+  return invoice ? invoiceRowVisibleTo(p, invoice) : p.bankAccountIds === null;
+}
+
+/**
+ * The events of a page the principal may see (eventVisibleTo), each judged with its invoice as it is now: for an
+ * account-limited key the page's invoices are read in one query (an unlimited key needs none of them).
+ */
+export async function eventsVisibleNow<E extends EventAccounts>(db: Pick<Deps['prisma'], 'invoice'>, p: Principal, events: readonly E[]): Promise<E[]> {
+  let invoices = new Map<string, InvoiceAccounts>();
+  const ids = [...new Set(events.flatMap((e) => (e.invoiceId && e.workspaceId === p.workspaceId && invoiceInScope(p, e.bankAccountIds) ? [e.invoiceId] : [])))];
+  if (p.bankAccountIds !== null && ids.length > 0) {
+    const rows = await db.invoice.findMany({ where: { id: { in: ids } }, select: { id: true, workspaceId: true, bankAccountIds: true } });
+    invoices = new Map(rows.map((r) => [r.id, r]));
+  }
+  return events.filter((e) => eventVisibleTo(p, e, e.invoiceId ? (invoices.get(e.invoiceId) ?? null) : null));
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { assertCatchUpPossible, catchUpLimits } from '../../domain/events/catch-up.ts';
-import { eventDataVisibleTo, eventVisibleTo } from '../../domain/events/visibility.ts';
+import { assertCatchUpPossible, catchUpLimits, parseEventSequence } from '../../domain/events/catch-up.ts';
+import { eventDataVisibleTo, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
@@ -31,6 +31,20 @@ function delivered(d: Delivery): InvoiceEventShape {
   return d;
 }
 
+/**
+ * The delivered invoice read again with the relations the subscriber selected, judged again on the row read (it may
+ * have moved to another account since its event was read): out of the principal's accounts now, the delivery is
+ * refused as `invoice(id:)` would refuse it (OUT_OF_SCOPE), and nothing of the row is shown.
+ */
+async function invoiceWithRelations(ctx: GraphQLContext, query: { include?: object; select?: object }, id: string): Promise<Invoice> {
+  const p = requirePrincipal(ctx.principal);
+  const read = query.select ? { select: { ...query.select, workspaceId: true, bankAccountIds: true } } : query;
+  const row = (await ctx.prisma.invoice.findUnique({ ...(read as object), where: { id } })) as Invoice | null;
+  if (!row) throw new DomainError('INVOICE_NOT_FOUND');
+  if (!invoiceRowVisibleTo(p, row)) throw new DomainError('OUT_OF_SCOPE');
+  return row;
+}
+
 const InvoiceEventType = builder.objectRef<InvoiceEventShape>('InvoiceEvent').implement({
   description: 'Something happened to an invoice.',
   fields: (t) => ({
@@ -42,7 +56,7 @@ const InvoiceEventType = builder.objectRef<InvoiceEventShape>('InvoiceEvent').im
       type: InvoiceType,
       description: 'The invoice: as the change left it when the event comes live, as it is now when the event was read from the database (a catch-up).',
       // The event carries the whole row: read again only for relations (each event is a query of its own otherwise).
-      resolve: (query, e, _args, ctx) => (selectsRelations(query) ? ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: e.invoice.id } }) : e.invoice),
+      resolve: (query, e, _args, ctx) => (selectsRelations(query) ? invoiceWithRelations(ctx, query, e.invoice.id) : e.invoice),
     }),
   }),
 });
@@ -65,12 +79,6 @@ const EventRecordType = builder.prismaObject('Event', {
   }),
 });
 
-function parseSequence(v: string | null | undefined): bigint | null {
-  if (v === null || v === undefined) return null;
-  if (!/^\d{1,19}$/.test(v)) throw new DomainError('VALIDATION_FAILED', { message: 'sinceSequence must be a decimal sequence number.', path: ['sinceSequence'] });
-  return BigInt(v);
-}
-
 /** Rows the events query reads at a time while it fills a page with the events the principal may see. */
 const EVENTS_READ_PAGE = 200;
 
@@ -86,11 +94,12 @@ builder.queryField('events', (t) =>
     },
     resolve: async (query, _root, args, ctx) => {
       const p = requirePrincipal(ctx.principal);
-      let since = parseSequence(args.sinceSequence);
+      let since = parseEventSequence(args.sinceSequence, 'sinceSequence');
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
       const first = Math.min(Math.max(args.first ?? 100, 1), 100);
-      // An account-limited key does not see every event: read on past those until the page is full or there are no
-      // more, so that a short page always means "caught up" (a client pages by the last sequence returned).
+      // An account-limited key does not see every event (nor those of invoices moved out of its accounts since: judged
+      // on each invoice as it is now): read on past those until the page is full or there are no more, so that a short
+      // page always means "caught up" (a client pages by the last sequence returned).
       const visible: Awaited<ReturnType<typeof ctx.prisma.event.findMany>> = [];
       for (;;) {
         const rows = await ctx.prisma.event.findMany({
@@ -99,7 +108,7 @@ builder.queryField('events', (t) =>
           orderBy: { sequence: 'asc' },
           take: EVENTS_READ_PAGE,
         });
-        for (const e of rows) if (eventVisibleTo(p, e) && visible.push(e) === first) return visible;
+        for (const e of await eventsVisibleNow(ctx.prisma, p, rows)) if (visible.push(e) === first) return visible;
         if (rows.length < EVENTS_READ_PAGE) return visible;
         since = rows.at(-1)!.sequence;
       }
@@ -119,11 +128,13 @@ async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since:
     since: filter.since,
     check: assertCatchUpPossible,
     async map(e) {
-      if (!e.invoiceId || !eventMatches(filter, e) || !eventVisibleTo(p, e)) return null;
+      if (!e.invoiceId || !eventMatches(filter, e)) return null;
       // Events carry the invoice's row: live ones as it was after the commit (put there by the committing process or
-      // the dispatcher), stored ones as it is now. Only an event someone published without it is looked up.
+      // the dispatcher), stored ones as it is now. Only an event someone published without it is looked up. The event
+      // is judged on that row as well as on its own accounts: an invoice moved out of the key's accounts since the
+      // event is not shown with it (the event is skipped for this subscriber).
       const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
-      return invoice ? { event: e, invoice } : null;
+      return invoice && eventVisibleTo(p, e, invoice) ? { event: e, invoice } : null;
     },
     failed: (error) => ({ error }),
   });
@@ -158,11 +169,11 @@ builder.subscriptionField('invoicePaid', (t) =>
     },
     subscribe: (_root, args, ctx) => {
       requirePrincipal(ctx.principal);
-      return visibleEvents(ctx, { types: ['invoice.paid'], since: parseSequence(args.sinceSequence) });
+      return visibleEvents(ctx, { types: ['invoice.paid'], since: parseEventSequence(args.sinceSequence, 'sinceSequence') });
     },
     resolve: async (query, d: Delivery, _args, ctx) => {
       const { event, invoice } = delivered(d);
-      const row = selectsRelations(query) ? await ctx.prisma.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } }) : invoice;
+      const row = selectsRelations(query) ? await invoiceWithRelations(ctx, query, invoice.id) : invoice;
       paidEventOf.set(row, event);
       return row;
     },
@@ -183,7 +194,7 @@ builder.subscriptionField('invoiceEvents', (t) =>
     subscribe: async (_root, args, ctx) => {
       const p = requirePrincipal(ctx.principal);
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
-      return visibleEvents(ctx, { invoiceId: args.invoiceId, since: parseSequence(args.sinceSequence) });
+      return visibleEvents(ctx, { invoiceId: args.invoiceId, since: parseEventSequence(args.sinceSequence, 'sinceSequence') });
     },
     resolve: (d: Delivery) => delivered(d),
   }),
