@@ -40,7 +40,7 @@ export class Metrics {
     });
     this.matchOutcomes = new Counter({
       name: 'deposit_match_outcomes_total',
-      help: 'Deposits by matching outcome (EXACT, BRACKET_REMOVAL, NAME_PREFIX, AMBIGUOUS, ALREADY_PAID, NONE, VERIFICATION).',
+      help: 'Deposits by matching outcome (EXACT, BRACKET_REMOVAL, NAME_PREFIX, AMBIGUOUS, TOO_MANY_CANDIDATES, ALREADY_PAID, NONE, VERIFICATION).',
       labelNames: ['outcome'],
       registers: [this.registry],
     });

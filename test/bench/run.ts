@@ -370,11 +370,11 @@ async function scenarioMatch() {
       const esc = (v: string) => v.replace(/[\\%_]/g, (x) => '\\' + x);
       const name = normalizeName(target.depositorName);
       const params: unknown[] = [setup.b.workspaceId, target.amount, setup.b.bankAccount.id, name];
-      let sql = `${base} AND "customerNameKey" = $4 ORDER BY "createdAt" LIMIT 50`;
+      let sql = `${base} AND "customerNameKey" = $4 ORDER BY "createdAt" LIMIT 51`;
       if (kind === 'none') {
         params[3] = bareName(name);
         params.push([...name].length === setup.truncation ? esc(name) + '%' : null);
-        sql = `${base} AND (("customerNameBare" = $4 AND $4 <> '') OR ($5::text IS NOT NULL AND "customerNameKey" LIKE $5)) ORDER BY "createdAt" LIMIT 50`;
+        sql = `${base} AND (("customerNameBare" = $4 AND $4 <> '') OR ($5::text IS NOT NULL AND "customerNameKey" LIKE $5)) ORDER BY "createdAt" LIMIT 51`;
       }
       log(`\n  EXPLAIN ANALYZE at ${num(setup.size)}: ${kind === 'exact' ? 'the exact-name candidate query' : 'the fallback candidate query of a deposit no invoice matches'} (amount ${target.amount}, name ${name})`);
       const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);

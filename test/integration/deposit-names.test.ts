@@ -303,4 +303,243 @@ describe(`depositor names as banks send them, on ${dbLabel}`, () => {
       await deposit(x, x.bankAccount, x.bankAccount.verificationCode, 2, { invoiceId: inv.id, method: 'EXACT' });
     });
   });
+
+  describe('holes of the security review of deposit matching', () => {
+    /** The deposit as the dashboard sees it: what it paid and, unmatched, why (matchNote). */
+    const matchOf = async (x: Bootstrapped, id: string) =>
+      (
+        await t.client.gql<{ transaction: { matchedInvoiceId: string | null; matchMethod: string | null; matchNote: unknown } }>(
+          `query($id: ID!) { transaction(id: $id) { matchedInvoiceId matchMethod matchNote } }`,
+          { id },
+          x.sessionToken,
+        )
+      ).transaction;
+    const ambiguous = (method: string, ids: string[]) => ({
+      matchedInvoiceId: null,
+      matchMethod: null,
+      matchNote: { reason: 'AMBIGUOUS', method, candidateInvoiceIds: ids, message: 'More than one pending invoice matches this deposit; match it manually.' },
+    });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    describe('1. a deposit exactly the bank\'s truncation length may be a longer name cut short: the invoices it begins compete with an EXACT one', () => {
+      it("'가나다라마바사아' and '가나다라마바사' wait: a deposit '가나다라마바사' (SHINHAN keeps 7) pays neither, AMBIGUOUS with both", async () => {
+        const amount = uniqueAmount();
+        const eight = await createInvoice(w, '가나다라마바사아', amount);
+        const seven = await createInvoice(w, '가나다라마바사', amount);
+        const trx = await deposit(w, w.bankAccount, '가나다라마바사', amount, null);
+        expect(await matchOf(w, trx.id)).toEqual(ambiguous('EXACT', [seven.id, eight.id]));
+        expect(await readInvoice(w, eight.id)).toEqual(eight);
+        expect(await readInvoice(w, seven.id)).toEqual(seven);
+      });
+
+      it("'홍길동(101' and '홍길동(101호)' wait: a deposit '홍길동(101' pays neither, AMBIGUOUS with both", async () => {
+        const amount = uniqueAmount();
+        const ho = await createInvoice(w, '홍길동(101호)', amount);
+        const plain = await createInvoice(w, '홍길동(101', amount);
+        const trx = await deposit(w, w.bankAccount, '홍길동(101', amount, null);
+        expect(await matchOf(w, trx.id)).toEqual(ambiguous('EXACT', [plain.id, ho.id]));
+        expect(await readInvoice(w, ho.id)).toEqual(ho);
+        expect(await readInvoice(w, plain.id)).toEqual(plain);
+      });
+
+      it("likewise against BRACKET_REMOVAL: '홍길동' and '[주문]홍길동님' wait, a deposit '[주문]홍길동' (7) is AMBIGUOUS", async () => {
+        const amount = uniqueAmount();
+        const plain = await createInvoice(w, '홍길동', amount);
+        const longer = await createInvoice(w, '[주문]홍길동님', amount);
+        const trx = await deposit(w, w.bankAccount, '[주문]홍길동', amount, null);
+        expect(await matchOf(w, trx.id)).toEqual(ambiguous('BRACKET_REMOVAL', [plain.id, longer.id]));
+        expect(await readInvoice(w, plain.id)).toEqual(plain);
+        expect(await readInvoice(w, longer.id)).toEqual(longer);
+      });
+
+      it('alone, the 7-character invoice is paid by EXACT; a deposit shorter than the truncation length keeps EXACT first', async () => {
+        const amount = uniqueAmount();
+        const seven = await createInvoice(w, '가나다라마바사', amount);
+        await deposit(w, w.bankAccount, '가나다라마바사', amount, { invoiceId: seven.id, method: 'EXACT' });
+        const amount2 = uniqueAmount();
+        const six = await createInvoice(w, '가나다라마바', amount2);
+        const seven2 = await createInvoice(w, '가나다라마바사', amount2);
+        await deposit(w, w.bankAccount, '가나다라마바', amount2, { invoiceId: six.id, method: 'EXACT' });
+        expect(await readInvoice(w, seven2.id)).toEqual(seven2);
+      });
+    });
+
+    describe('2. the candidate limit (50) never decides a match', () => {
+      it("'이몽룡', 49 × '이몽룡(Yn)' and '이몽룡[X]' wait: a deposit '이몽룡(X)' pays nothing (TOO_MANY_CANDIDATES); without the 49 it is AMBIGUOUS; '이몽룡' still pays by EXACT", async () => {
+        const x = await bootstrap(t.client);
+        const plain = await createInvoice(x, '이몽룡', 4343);
+        await sleep(5); // '이몽룡' is read first, '이몽룡[X]' after the 49 (oldest first)
+        for (let n = 1; n <= 49; n++) await createInvoice(x, `이몽룡(Y${n})`, 4343);
+        await sleep(5);
+        const bracketX = await createInvoice(x, '이몽룡[X]', 4343);
+        const trx = await deposit(x, x.bankAccount, '이몽룡(X)', 4343, null);
+        expect(await matchOf(x, trx.id)).toEqual({
+          matchedInvoiceId: null,
+          matchMethod: null,
+          matchNote: {
+            reason: 'TOO_MANY_CANDIDATES',
+            candidateInvoiceIds: [plain.id],
+            message:
+              'More than 50 pending invoices could match this deposit, too many to be sure which one it pays; the matching ones among those read are listed. Match it manually.',
+          },
+        });
+        expect(await readInvoice(x, plain.id)).toEqual(plain);
+        expect(await readInvoice(x, bracketX.id)).toEqual(bracketX);
+        // The control: the same without the 49.
+        const plain2 = await createInvoice(x, '이몽룡', 4344);
+        const bracketX2 = await createInvoice(x, '이몽룡[X]', 4344);
+        const trx2 = await deposit(x, x.bankAccount, '이몽룡(X)', 4344, null);
+        expect(await matchOf(x, trx2.id)).toEqual(ambiguous('BRACKET_REMOVAL', [plain2.id, bracketX2.id]));
+        // An EXACT hit of a name shorter than the truncation length decides alone, completely: the limit is not reached.
+        await deposit(x, x.bankAccount, '이몽룡', 4343, { invoiceId: plain.id, method: 'EXACT' });
+        expect(await readInvoice(x, bracketX.id)).toEqual(bracketX);
+      });
+    });
+
+    describe('3. un-matching a deposit does not bring back a second pending invoice of the same name and amount', () => {
+      const unmatch = (x: Bootstrapped, id: string) =>
+        t.client.graphql<{ unmatchTransaction: { transaction: { id: string; matchedInvoiceId: string | null } } }>(
+          `mutation($id: ID!) { unmatchTransaction(id: $id) { transaction { id matchedInvoiceId } } }`,
+          { id },
+          x.sessionToken,
+        );
+      const numberOf = async (x: Bootstrapped, id: string) => (await t.client.request('GET', `/v2/invoices/${id}`, { token: x.apiKey.secret })).body.data.number as number;
+
+      it("X 'Unmatch2' paid, then Y 'UNMATCH2' created: un-matching X's deposit is refused INVOICE_ALREADY_EXISTS (Y's id and number); once Y is canceled it goes through and 'unmatch2' pays X", async () => {
+        const x = await bootstrap(t.client);
+        const invoiceX = await createInvoice(x, 'Unmatch2', 3940);
+        const paying = await deposit(x, x.bankAccount, 'Unmatch2', 3940, { invoiceId: invoiceX.id, method: 'EXACT' });
+        const invoiceY = await createInvoice(x, 'UNMATCH2', 3940);
+        const number = await numberOf(x, invoiceY.id);
+        const refused = await unmatch(x, paying.id);
+        expect({ data: refused.data, errors: refused.errors?.map((e) => ({ message: e.message, extensions: e.extensions })) }).toEqual({
+          data: null,
+          errors: [
+            {
+              message: `Pending invoice ${number} has the same depositor name and amount on an overlapping receiving account; cancel it before un-matching this deposit.`,
+              extensions: { code: 'INVOICE_ALREADY_EXISTS', data: { invoiceId: invoiceY.id, number } },
+            },
+          ],
+        });
+        expect(await readInvoice(x, invoiceX.id)).toEqual({ ...invoiceX, paid: true });
+        await readDeposit(x, x.bankAccount, paying.id, { depositorName: 'Unmatch2', amount: 3940, match: { invoiceId: invoiceX.id, method: 'EXACT' }, hidden: false });
+
+        expect((await v1('DELETE', `/v1/invoices/${invoiceY.id}`, x.apiKey.secret)).status).toBe(200);
+        const done = await unmatch(x, paying.id);
+        expect(done).toEqual({ data: { unmatchTransaction: { transaction: { id: paying.id, matchedInvoiceId: null } } } });
+        expect(await readInvoice(x, invoiceX.id)).toEqual(invoiceX);
+        await deposit(x, x.bankAccount, 'unmatch2', 3940, { invoiceId: invoiceX.id, method: 'EXACT' });
+      });
+
+      it('un-matching and creating the conflicting invoice at the same moment: exactly one of them goes through, never two pending', async () => {
+        const x = await bootstrap(t.client);
+        for (let round = 0; round < 6; round++) {
+          const amount = 3950 + round;
+          const invoiceX = await createInvoice(x, 'Racer', amount);
+          const paying = await deposit(x, x.bankAccount, 'Racer', amount, { invoiceId: invoiceX.id, method: 'EXACT' });
+          // Sent in either order: each of the two gets to go first.
+          const create = () => v1('POST', '/v1/invoices', x.apiKey.secret, { bankAccountIds: [], customer: { name: 'RACER' }, amount });
+          const [un, created] =
+            round % 2 === 0 ? await Promise.all([unmatch(x, paying.id), create()]) : await Promise.all([create(), unmatch(x, paying.id)]).then(([c, u]) => [u, c] as const);
+          const outcome = {
+            unmatch: un.errors ? un.errors.map((e) => e.extensions?.code) : 'ok',
+            create: created.status === 201 ? 'ok' : [created.status, created.body.code],
+          };
+          expect([
+            { unmatch: 'ok', create: [409, 'INVOICE_ALREADY_EXISTS'] },
+            { unmatch: ['INVOICE_ALREADY_EXISTS'], create: 'ok' },
+          ]).toContainEqual(outcome);
+          const pending = await v1('GET', `/v1/invoices?offset=0&limit=10&paid=false&search=racer`, x.apiKey.secret);
+          const waiting = pending.body.data.filter((i: { amount: number; paid: boolean; expiresAt: unknown }) => i.amount === amount);
+          expect(waiting).toHaveLength(1);
+        }
+      });
+    });
+
+    describe('4. invoice names a bank deposit cannot carry or a reader cannot see are refused; deposit names are compared without them', () => {
+      const invisible = [
+        ['\u200b', 'zero-width space only'],
+        ['\u3164', 'Hangul filler only'],
+        ['\u0001', 'a control character only'],
+        ['\u0301', 'a combining mark only'],
+        ['\ufe0f', 'a variation selector only'],
+        ['홍길동\u200b', 'a trailing zero-width space'],
+        ['홍길동\u00ad', 'a soft hyphen'],
+        ['\u200e홍길동', 'a left-to-right mark'],
+        ['홍\u115f길동', 'a Hangul choseong filler'],
+        ['홍길동\u1160', 'a Hangul jungseong filler'],
+        ['홍길동\uffa0', 'a half-width Hangul filler'],
+        ['홍\u2060길동', 'a word joiner'],
+        ['\u0301홍길동', 'a leading combining mark'],
+      ] as const;
+      let target: { id: string };
+      beforeAll(async () => {
+        target = await createInvoice(w, '이름바꿀곳', uniqueAmount());
+      });
+
+      it.each(invisible)('%j (%s): v1 create 422 INVALID_CUSTOMER_NAME, GraphQL createInvoice INVALID_CUSTOMER_NAME, v2 PATCH 422 220002', async (name) => {
+        const amount = uniqueAmount();
+        const r1 = await v1('POST', '/v1/invoices', w.apiKey.secret, { bankAccountIds: [], customer: { name }, amount });
+        expect({ status: r1.status, body: r1.body }).toEqual({ status: 422, body: { code: 'INVALID_CUSTOMER_NAME', data: null } });
+        const gql = await t.client.gql(
+          `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { __typename ... on DomainError { code field } } }`,
+          { input: { bankAccountIds: [], customer: { name }, amount } },
+          w.apiKey.secret,
+        );
+        expect(gql).toEqual({ createInvoice: { __typename: 'DomainError', code: 'INVALID_CUSTOMER_NAME', field: ['customer', 'name'] } });
+        const r2 = await t.client.request('PATCH', `/v2/invoices/${target.id}`, { token: w.apiKey.secret, body: { customer: { name } } });
+        expect({ status: r2.status, body: r2.body }).toEqual({ status: 422, body: { code: '220002', data: null } });
+        const list = await v1('GET', `/v1/invoices?offset=0&limit=10&search=${encodeURIComponent(String(amount))}`, w.apiKey.secret);
+        expect(list.body.totalItems).toBe(0);
+      });
+
+      it('a combining mark after a letter is a name (NFD É), and 홍길동 with invisible characters in the deposit pays 홍길동 (EXACT)', async () => {
+        await createInvoice(w, 'E\u0301mile', uniqueAmount());
+        for (const sent of ['홍길동\u200b', '\u200e홍길동\u00ad', '홍\u2060길동\ufe0f']) {
+          const amount = uniqueAmount();
+          const inv = await createInvoice(w, '홍길동', amount);
+          await deposit(w, w.bankAccount, sent, amount, { invoiceId: inv.id, method: 'EXACT' });
+        }
+      });
+    });
+
+    describe('5. the verification code is compared without whitespace, as bracket removal compares names', () => {
+      const spaced = (code: string) => `${code.slice(0, 3)} ${code.slice(3)}`;
+
+      it("a 1-won '937 368' on a verified account is a verification deposit: hidden, and pays no invoice named '937368' (the single-deposit path); it verifies a new account", async () => {
+        const x = await bootstrap(t.client);
+        const inv = await createInvoice(x, x.bankAccount.verificationCode, 1);
+        const trx = await deposit(x, x.bankAccount, spaced(x.bankAccount.verificationCode), 1, null, { hidden: true });
+        expect(await matchOf(x, trx.id)).toEqual({ matchedInvoiceId: null, matchMethod: null, matchNote: null });
+        expect(await readInvoice(x, inv.id)).toEqual(inv);
+        const manual = await t.client.graphql(`mutation($input: MatchTransactionInput!) { matchTransaction(input: $input) { transaction { id } } }`, { input: { transactionId: trx.id, invoiceId: inv.id } }, x.sessionToken);
+        expect(manual.errors?.map((e) => e.extensions?.code)).toEqual(['TRANSACTION_NOT_MATCHABLE']);
+
+        const fresh = await addVerifiedBankAccount(t.client, x.sessionToken, { verify: false, alias: 'fresh' });
+        await deposit(x, fresh, ` ${fresh.verificationCode.slice(0, 2)}\u3000${fresh.verificationCode.slice(2, 4)} ${fresh.verificationCode.slice(4)}`.trim(), 1, null, { hidden: true });
+        const accounts = (await t.client.gql<{ bankAccounts: { id: string; verifiedAt: string | null }[] }>(`{ bankAccounts { id verifiedAt } }`, {}, x.sessionToken)).bankAccounts;
+        expect(accounts.find((a) => a.id === fresh.id)?.verifiedAt).not.toBeNull();
+      });
+
+      it('in a burst of matched deposits (the batched path), the spaced code deposit is hidden and unmatched while the others pay', async () => {
+        const x = await bootstrap(t.client);
+        const codeInvoice = await createInvoice(x, x.bankAccount.verificationCode, 1);
+        const names = ['띄움일', '띄움이', '띄움삼', '띄움사'];
+        const invoices = [];
+        for (const name of names) invoices.push(await createInvoice(x, name, 4_100));
+        const bodies = [
+          ...names.slice(0, 2).map((name) => ({ depositorName: name, amount: 4_100 })),
+          { depositorName: spaced(x.bankAccount.verificationCode), amount: 1 },
+          ...names.slice(2).map((name) => ({ depositorName: name, amount: 4_100 })),
+        ];
+        const sent = await Promise.all(bodies.map((b) => t.client.deposit(x.bankAccount.notificationToken, { ...b, receivedAt: RECEIVED_AT })));
+        expect(sent.map((r) => r.status)).toEqual(bodies.map(() => 201));
+        for (const [i, b] of bodies.entries()) {
+          const inv = invoices[names.indexOf(b.depositorName)];
+          await readDeposit(x, x.bankAccount, sent[i]!.body.transactionId, { ...b, match: inv ? { invoiceId: inv.id, method: 'EXACT' } : null, hidden: !inv });
+        }
+        expect(await readInvoice(x, codeInvoice.id)).toEqual(codeInvoice);
+      });
+    });
+  });
 });

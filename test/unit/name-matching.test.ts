@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareName, invoiceNameColumns, nameLength, normalizeName, splitBrackets } from '../../src/domain/deposits/depositor-name.ts';
+import { bareName, depositNameKey, invoiceNameColumns, isAcceptableInvoiceName, nameLength, normalizeName, splitBrackets } from '../../src/domain/deposits/depositor-name.ts';
 import { decideMatch, namesMatch } from '../../src/domain/deposits/name-matching.ts';
 import { BANK_PROVIDERS, findBankProvider } from '../../src/domain/bank-accounts/bank-providers.ts';
 import { customerNameSchema } from '../../src/domain/invoices/invoice-input.ts';
@@ -77,6 +77,32 @@ describe('the depositor-name normalisation rule (one rule for invoice and deposi
   it('an invoice stores its name as sent, and beside it the comparison columns', () => {
     expect(invoiceNameColumns(NFD('홍길동（１０１호）'))).toEqual({ customerNameKey: '홍길동(101호)', customerNameBare: '홍길동' });
     expect(invoiceNameColumns('JohnKim[VIP]')).toEqual({ customerNameKey: 'johnkim[vip]', customerNameBare: 'johnkim' });
+  });
+
+  it.each([
+    ['\u200b', false],
+    ['\u3164', false],
+    ['\u115f', false],
+    ['\u1160', false],
+    ['\uffa0', false],
+    ['\u0001', false],
+    ['\u007f', false],
+    ['\u0301', false],
+    ['\ufe0f', false],
+    ['\u{e0100}', false],
+    ['홍길동\u200b', false],
+    ['홍길동\u00ad', false],
+    ['\u200e홍길동', false],
+    ['홍\u202e길동', false],
+    ['홍\u034f길동', false],
+    ['\u0301홍길동', false],
+    ['홍길동', true],
+    ['E\u0301mile', true],
+    ['JohnKim(101호)', true],
+    ['㈜한국', true],
+  ])('isAcceptableInvoiceName(%j) = %s, and customer.name says the same', (name, ok) => {
+    expect(isAcceptableInvoiceName(name)).toBe(ok);
+    expect(customerNameSchema.safeParse(name).success).toBe(ok);
   });
 
   it('the 16-character limit of customer.name counts characters after NFC', () => {
@@ -167,6 +193,50 @@ describe('depositor-name matching methods', () => {
   });
 
   it('no candidate: NONE', () => expect(decideMatch('김철수', [{ customerName: '홍길동' }], 7)).toEqual({ kind: 'NONE' }));
+
+  it('a deposit exactly the truncation length may be a longer name cut short: NAME_PREFIX hits join the deciding tier', () => {
+    const seven = { id: '7', customerName: '가나다라마바사' };
+    const eight = { id: '8', customerName: '가나다라마바사아' };
+    expect(decideMatch('가나다라마바사', [seven, eight], 7)).toEqual({ kind: 'AMBIGUOUS', method: 'EXACT', candidates: [seven, eight] });
+    expect(decideMatch('가나다라마바사', [seven], 7)).toEqual({ kind: 'MATCH', method: 'EXACT', candidate: seven });
+    expect(decideMatch('가나다라마바사', [eight], 7)).toEqual({ kind: 'MATCH', method: 'NAME_PREFIX', candidate: eight });
+    // A bank keeping more characters did not cut it: EXACT decides alone.
+    expect(decideMatch('가나다라마바사', [seven, eight], 8)).toEqual({ kind: 'MATCH', method: 'EXACT', candidate: seven });
+    const o101 = { id: '101', customerName: '홍길동(101' };
+    const o101ho = { id: '101호', customerName: '홍길동(101호)' };
+    expect(decideMatch('홍길동(101', [o101ho, o101], 7)).toEqual({ kind: 'AMBIGUOUS', method: 'EXACT', candidates: [o101, o101ho] });
+    const closed = { id: '(101)', customerName: '홍길동(101)' };
+    expect(decideMatch('홍길동(101', [o101ho, closed], 7)).toEqual({ kind: 'AMBIGUOUS', method: 'NAME_PREFIX', candidates: [o101ho, closed] });
+    // Against BRACKET_REMOVAL likewise ('[주문]홍길동' is 7 characters and begins '[주문]홍길동님').
+    const plain = { id: 'p', customerName: '홍길동' };
+    const longer = { id: 'l', customerName: '[주문]홍길동님' };
+    expect(decideMatch('[주문]홍길동', [plain, longer], 7)).toEqual({ kind: 'AMBIGUOUS', method: 'BRACKET_REMOVAL', candidates: [plain, longer] });
+    expect(decideMatch('[주문]홍길동', [plain], 7)).toEqual({ kind: 'MATCH', method: 'BRACKET_REMOVAL', candidate: plain });
+    // An invoice hit by both BRACKET_REMOVAL and NAME_PREFIX counts once.
+    const both = { id: 'b', customerName: '[주문]홍길동()' };
+    expect(decideMatch('[주문]홍길동', [both], 7)).toEqual({ kind: 'MATCH', method: 'BRACKET_REMOVAL', candidate: both });
+  });
+
+  it('candidates cut at the lookup limit (complete: false) decide nothing but AMBIGUOUS: TOO_MANY_CANDIDATES with the hits read', () => {
+    const a = { id: 'a', customerName: '이몽룡' };
+    const x = { id: 'x', customerName: '이몽룡[X]' };
+    const y = { id: 'y', customerName: '이몽룡(Y)' };
+    expect(decideMatch('이몽룡(X)', [a, y], 7, { complete: false })).toEqual({ kind: 'TOO_MANY_CANDIDATES', candidates: [a] });
+    expect(decideMatch('이몽룡(X)', [y], 7, { complete: false })).toEqual({ kind: 'TOO_MANY_CANDIDATES', candidates: [] });
+    expect(decideMatch('이몽룡(X)', [a, x, y], 7, { complete: false })).toEqual({ kind: 'AMBIGUOUS', method: 'BRACKET_REMOVAL', candidates: [a, x] });
+    expect(decideMatch('이몽룡(X)', [a, y], 7, { complete: true })).toEqual({ kind: 'MATCH', method: 'BRACKET_REMOVAL', candidate: a });
+  });
+
+  it('deposit names are compared without invisible characters (format, control, fillers, variation selectors); whitespace stays whitespace', () => {
+    const a = { id: 'a', customerName: '홍길동' };
+    for (const sent of ['홍길동\u200b', '\u200e홍길동', '홍길\u00ad동', '홍길동\ufe0f', '홍길동\u3164', '\u0001홍길동', '\ufeff홍길동']) {
+      expect(decideMatch(sent, [a], 7)).toEqual({ kind: 'MATCH', method: 'EXACT', candidate: a });
+    }
+    expect(depositNameKey('ＪＯＨＮ\u200bＫＩＭ')).toBe('johnkim');
+    expect(depositNameKey('홍길동\t(1)')).toBe('홍길동\t(1)');
+    expect(decideMatch('홍길동\t(1)', [a], 7)).toEqual({ kind: 'MATCH', method: 'BRACKET_REMOVAL', candidate: a });
+    expect(namesMatch('NAME_PREFIX', '가나다라마바\u200b사', '가나다라마바사아', 7)).toBe(true);
+  });
 
   it('seven providers in upper snake case, each with its truncation length', () => {
     expect(BANK_PROVIDERS).toHaveLength(7);

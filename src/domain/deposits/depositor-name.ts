@@ -16,6 +16,10 @@
  *
  * Brackets: every pair of BRACKET_PAIRS, after the width folding (so （）［］｛｝＜＞ are their ASCII pairs).
  *
+ * Invisible characters (INVISIBLE below: control, format, Hangul fillers, variation selectors) are not part of this
+ * rule: invoice names may not hold them (isAcceptableInvoiceName), and a deposit name has them removed before this
+ * rule is applied to it (depositNameKey), so the stored comparison columns of invoices do not change.
+ *
  * Changing this rule needs a migration that recomputes "Invoice"."customerNameKey" and "customerNameBare" for existing
  * rows (as prisma/migrations/20261125160000_depositor_name_normalization does, with nameKeySql/bareNameSql).
  */
@@ -33,6 +37,41 @@ export function normalizeName(name: string): string {
     .normalize('NFC')
     .replace(UPPER_ASCII, (s) => s.toLowerCase())
     .normalize('NFC');
+}
+
+/**
+ * Characters a name cannot show: control (Cc), format (Cf: zero-width space and joiners, soft hyphen, bidi marks,
+ * BOM) and the other default-ignorable code points (Hangul fillers U+115F, U+1160, U+3164, U+FFA0; variation
+ * selectors; the combining grapheme joiner). A bank feed cannot carry them in a name that pays, and a name holding
+ * them looks like one without them while comparing different: invoice names are refused with any of them
+ * (isAcceptableInvoiceName); deposit names have them removed before comparison (depositNameKey).
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+/** INVISIBLE but for the whitespace controls (tab, line feed, ...): in a deposit name those stay whitespace. */
+const INVISIBLE_IN_DEPOSIT = /(?![\t\n\v\f\r])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * Whether a customer name of an invoice is made of characters a deposit can carry and a reader can see: none of
+ * INVISIBLE and no combining mark at its start (it has nothing to combine with: U+0301 alone shows as nothing or as
+ * a dotted circle).
+ */
+export function isAcceptableInvoiceName(name: string): boolean {
+  return !INVISIBLE.test(name) && !/^\p{M}/u.test(name);
+}
+
+/**
+ * The comparison form of a deposit's depositor name: its invisible characters (INVISIBLE, but whitespace) removed,
+ * then normalizeName(). Invoice names cannot hold them, so for them the removal changes nothing (their stored
+ * comparison columns stay normalizeName's); a feed that leaves a zero-width space or a bidi mark in a name
+ * (`홍길동\u200b`) still pays `홍길동`.
+ */
+export function depositNameKey(name: string): string {
+  return normalizeName(withoutInvisible(name));
+}
+
+/** A deposit name with its invisible characters removed (see depositNameKey). */
+export function withoutInvisible(name: string): string {
+  return name.replace(INVISIBLE_IN_DEPOSIT, '');
 }
 
 /** A name's length in characters as the limits count it: code points of its comparison form (NFD 홍길동 is 3). */

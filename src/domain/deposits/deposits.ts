@@ -17,7 +17,7 @@ import { eventInsertCtes, jsonRow, recordEvents, type CommittedEvent } from '../
 import { KeyedBatcher } from '../batching.ts';
 import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
-import { addHistory, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
+import { addHistory, findConflictingInvoice, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
 import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { emailInsertCtes, enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
@@ -27,8 +27,8 @@ import { fail, parseRequest } from '../request-schema.ts';
 import { sha256Hex } from '../secrets.ts';
 import { SqlParams, SqlWhere, likeContains } from '../sql.ts';
 import { MAX_WON, searchNormalize } from '../validation.ts';
-import { nameLength, normalizeName, splitBrackets } from './depositor-name.ts';
-import { decideMatch, type AutoMatchMethod } from './name-matching.ts';
+import { depositNameKey, nameLength, splitBrackets } from './depositor-name.ts';
+import { decideMatch, type AutoMatchMethod, type MatchDecision } from './name-matching.ts';
 
 export interface BankNotification {
   notificationId: string;
@@ -99,7 +99,7 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
   const s = new SqlParams();
   const tokenHash = s.p(sha256Hex(token));
   const notificationId = s.p(n?.notificationId ?? null);
-  const exact = exactCandidatesSql(s, { workspaceId: 'a."workspaceId"', bankAccountId: 'a.id', amount: s.p(n?.amount ?? 0, '::int'), name: s.p(normalizeName(n?.depositorName ?? '')), now });
+  const exact = exactCandidatesSql(s, { workspaceId: 'a."workspaceId"', bankAccountId: 'a.id', amount: s.p(n?.amount ?? 0, '::int'), name: s.p(depositNameKey(n?.depositorName ?? '')), now });
   const [row] = await deps.sql.query<BankAccount & { existingTransactionId: string | null; workspaceName: string; paidEmailEnabled: boolean; exactCandidates: Record<string, unknown>[] }>(
     `SELECT a.*, t.id AS "existingTransactionId", w.name AS "workspaceName", w."paidEmailEnabled",
             (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c."createdAt"), '[]'::jsonb) FROM (${exact}) c) AS "exactCandidates"
@@ -143,11 +143,17 @@ async function storedTransaction(deps: Deps, id: string): Promise<Transaction> {
 
 /**
  * A verification deposit (spec: 1-won verification): 1 won, named with the account's verification code (compared
- * normalised, depositor-name.ts). It verifies an unverified account; verified or not, it is stored hidden and never
- * pays an invoice (not even one named after the code), automatically or by hand.
+ * normalised as deposit names are, depositor-name.ts, and without whitespace, as BRACKET_REMOVAL compares: `937 368`
+ * and `９３７３６８` are the code 937368). It verifies an unverified account; verified or not, it is stored hidden and
+ * never pays an invoice (not even one named after the code), automatically or by hand.
  */
 export function isVerificationDeposit(account: Pick<BankAccount, 'verificationCode'>, d: { amount: number; depositorName: string }): boolean {
-  return d.amount === 1 && normalizeName(d.depositorName) === normalizeName(account.verificationCode);
+  return d.amount === 1 && verificationForm(d.depositorName) === verificationForm(account.verificationCode);
+}
+
+/** The form a verification code is compared in: a deposit name's comparison form without whitespace. */
+function verificationForm(name: string): string {
+  return depositNameKey(name).replace(/\s+/gu, '');
 }
 
 /** How many characters of the depositor name the account's bank keeps (NAME_PREFIX matching). */
@@ -245,10 +251,11 @@ async function storeDepositInOneStatement(
   const now = read.now;
   const deposit = newDeposit(account, n, now, { verification: false });
   const truncation = truncationOf(account);
-  const decision = decideMatch(deposit.description, await matchCandidates(poolQuery(deps), deposit, truncation, now, read.exact), truncation);
+  const found = await matchCandidates(poolQuery(deps), deposit, truncation, now, read.exact);
+  const decision = decideMatch(deposit.description, found.candidates, truncation, { complete: found.complete });
   const s = new SqlParams();
   if (decision.kind !== 'MATCH') {
-    if (decision.kind === 'AMBIGUOUS') deposit.matchNote = ambiguousNote(decision.method, decision.candidates);
+    deposit.matchNote = unmatchedNote(decision);
     const [stored] = await deps.sql.query<Transaction>(depositInsertSql(s, deposit), s.values, { prepare: true });
     if (!stored) throw new Error('deposit insert returned nothing');
     return stored;
@@ -400,13 +407,25 @@ export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId
   return inInputOrder;
 }
 
-function ambiguousNote(method: string, candidates: readonly Invoice[]) {
-  return {
-    reason: 'AMBIGUOUS',
-    method,
-    candidateInvoiceIds: candidates.map((c) => c.id),
-    message: 'More than one pending invoice matches this deposit; match it manually.',
-  };
+/** Why a deposit that matched no single invoice stays unmatched, for its matchNote (null: nothing matched). */
+function unmatchedNote(decision: Exclude<MatchDecision<Invoice>, { kind: 'MATCH' }>) {
+  switch (decision.kind) {
+    case 'AMBIGUOUS':
+      return {
+        reason: 'AMBIGUOUS',
+        method: decision.method,
+        candidateInvoiceIds: decision.candidates.map((c) => c.id),
+        message: 'More than one pending invoice matches this deposit; match it manually.',
+      };
+    case 'TOO_MANY_CANDIDATES':
+      return {
+        reason: 'TOO_MANY_CANDIDATES',
+        candidateInvoiceIds: decision.candidates.map((c) => c.id),
+        message: `More than ${CANDIDATE_LIMIT} pending invoices could match this deposit, too many to be sure which one it pays; the matching ones among those read are listed. Match it manually.`,
+      };
+    case 'NONE':
+      return null;
+  }
 }
 
 /**
@@ -449,22 +468,31 @@ function candidateBaseSql(s: SqlParams, e: { workspaceId: string; bankAccountId:
 }
 
 /**
- * EXACT candidates: named like the deposit once both are normalised (`name`: the deposit's normalizeName(); index
- * Invoice_name_prefix_idx on workspace, amount, customerNameKey), oldest first, at most 50. Exported for the plan test.
+ * The most candidates a lookup reads; it asks for one more, to know whether it was cut (then the limit may not decide:
+ * decideMatch's `complete`).
+ */
+const CANDIDATE_LIMIT = 50;
+
+/**
+ * EXACT candidates: named like the deposit once both are normalised (`name`: the deposit's depositNameKey(); index
+ * Invoice_name_prefix_idx on workspace, amount, customerNameKey), oldest first, at most CANDIDATE_LIMIT + 1. Exported
+ * for the plan test.
  */
 export function exactCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; name: string; now: Date }): string {
-  return `${candidateBaseSql(s, e)} AND "customerNameKey" = ${e.name} ORDER BY "createdAt" LIMIT 50`;
+  return `${candidateBaseSql(s, e)} AND "customerNameKey" = ${e.name} ORDER BY "createdAt" LIMIT ${CANDIDATE_LIMIT + 1}`;
 }
 
 /**
  * Pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account and whose
  * name could match it — fetched through indexes, never by scanning every invoice of that amount:
- *  - EXACT hits are the invoices named like the deposit (normalised: customerNameKey); when there are any, they
- *    decide (`exact`: already read by the caller);
+ *  - EXACT hits are the invoices named like the deposit (normalised: customerNameKey; `exact`: already read by the
+ *    caller); when there are any, they decide, unless the deposit's name is exactly the bank's truncation length;
  *  - otherwise: invoices whose bracket-free name equals the deposit's bracket-free name (BRACKET_REMOVAL, index on
  *    customerNameBare), and, when the deposit's normalised name has exactly the bank's truncation length, invoices
- *    whose normalised name starts with it (NAME_PREFIX, text_pattern_ops index on customerNameKey). decideMatch()
- *    then picks among them (and drops bracket-free hits whose bracket text differs from the deposit's).
+ *    whose normalised name starts with it (NAME_PREFIX, text_pattern_ops index on customerNameKey; they compete with
+ *    EXACT hits, so such a deposit with EXACT hits costs this second lookup). decideMatch() then picks among them
+ *    (and drops bracket-free hits whose bracket text differs from the deposit's).
+ * `complete` is false when a lookup was cut at CANDIDATE_LIMIT (`candidates` then hold its first CANDIDATE_LIMIT rows).
  */
 export async function matchCandidates(
   db: Sql,
@@ -472,9 +500,9 @@ export async function matchCandidates(
   truncation: number,
   now: Date,
   exact?: Invoice[],
-): Promise<Invoice[]> {
+): Promise<{ candidates: Invoice[]; complete: boolean }> {
   const q = asRaw(db);
-  const depositName = normalizeName(trx.description);
+  const depositName = depositNameKey(trx.description);
   const at = () => {
     const s = new SqlParams();
     return { s, e: { workspaceId: s.p(trx.workspaceId), bankAccountId: s.p(trx.bankAccountId), amount: s.p(trx.amount, '::int'), now } };
@@ -483,23 +511,30 @@ export async function matchCandidates(
     const { s, e } = at();
     exact = await q<Invoice>(exactCandidatesSql(s, { ...e, name: s.p(depositName) }), s.values);
   }
-  if (exact.length > 0) return exact;
+  const exactComplete = exact.length <= CANDIDATE_LIMIT;
+  const exactRead = exact.slice(0, CANDIDATE_LIMIT);
+  // A name of exactly the bank's truncation length may be a longer name cut short: the invoices it begins compete.
+  const mayBeTruncated = [...depositName].length === truncation;
+  if (exactRead.length > 0 && !mayBeTruncated) return { candidates: exactRead, complete: exactComplete };
   const bare = splitBrackets(depositName).bare;
-  const prefix = [...depositName].length === truncation ? likePrefix(depositName) : null;
-  if (bare.length === 0 && prefix === null) return [];
+  const prefix = mayBeTruncated ? likePrefix(depositName) : null;
+  if (bare.length === 0 && prefix === null) return { candidates: exactRead, complete: exactComplete };
   const { s, e } = at();
-  return q<Invoice>(nameCandidatesSql(s, { ...e, bare, prefix }), s.values);
+  const named = await q<Invoice>(nameCandidatesSql(s, { ...e, bare, prefix }), s.values);
+  const candidates = new Map(exactRead.map((i) => [i.id, i]));
+  for (const i of named.slice(0, CANDIDATE_LIMIT)) if (!candidates.has(i.id)) candidates.set(i.id, i);
+  return { candidates: [...candidates.values()], complete: exactComplete && named.length <= CANDIDATE_LIMIT };
 }
 
 /**
  * BRACKET_REMOVAL and NAME_PREFIX candidates (`bare`: the deposit's bracket-free name; `prefix`: a LIKE pattern of
- * its normalised name, or null), oldest first, at most 50. Sent with its values (a custom plan: LIKE 'prefix%' uses
- * the text_pattern_ops index only with the pattern known). Exported for the plan test.
+ * its normalised name, or null), oldest first, at most CANDIDATE_LIMIT + 1. Sent with its values (a custom plan: LIKE
+ * 'prefix%' uses the text_pattern_ops index only with the pattern known). Exported for the plan test.
  */
 export function nameCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; now: Date; bare: string; prefix: string | null }): string {
   const b = s.p(e.bare);
   const p = s.p(e.prefix, '::text');
-  return `${candidateBaseSql(s, e)} AND (("customerNameBare" = ${b} AND ${b} <> '') OR (${p} IS NOT NULL AND "customerNameKey" LIKE ${p})) ORDER BY "createdAt" LIMIT 50`;
+  return `${candidateBaseSql(s, e)} AND (("customerNameBare" = ${b} AND ${b} <> '') OR (${p} IS NOT NULL AND "customerNameKey" LIKE ${p})) ORDER BY "createdAt" LIMIT ${CANDIDATE_LIMIT + 1}`;
 }
 
 /** A LIKE pattern matching names that start with `prefix` (wildcards in it escaped). */
@@ -525,13 +560,13 @@ async function noteUnmatched(q: RawQuery, trx: Transaction, note: Record<string,
  */
 async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, now: Date, lostCandidateId?: string): Promise<Transaction> {
   for (let attempt = 1; ; attempt++) {
-    const candidates = await matchCandidates(q, trx, truncation, now);
-    const decision = decideMatch(trx.description, candidates, truncation);
+    const found = await matchCandidates(q, trx, truncation, now);
+    const decision = decideMatch(trx.description, found.candidates, truncation, { complete: found.complete });
     if (decision.kind === 'NONE') {
       if (attempt === 1 && lostCandidateId) return noteIfPaidByAnother(q, trx, lostCandidateId, now);
       return trx;
     }
-    if (decision.kind === 'AMBIGUOUS') return noteUnmatched(q, trx, ambiguousNote(decision.method, decision.candidates), now);
+    if (decision.kind !== 'MATCH') return noteUnmatched(q, trx, unmatchedNote(decision)!, now);
     // The same statement pays the invoice (if it is still what was matched) and links the deposit to it.
     const candidate = decision.candidate;
     const s = new SqlParams();
@@ -730,7 +765,13 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
   });
 }
 
-/** unmatchTransaction (dashboard): the deposit becomes unmatched and its invoice returns to pending. */
+/**
+ * unmatchTransaction (dashboard): the deposit becomes unmatched and its invoice returns to pending. Refused with
+ * INVOICE_ALREADY_EXISTS (data: the other invoice's id and number) when, while it was paid, another pending invoice
+ * of the same name and amount on overlapping accounts was created: two would then wait for one deposit (the conflict
+ * check of create, under its advisory lock, so a create at the same moment waits for this and is refused in turn).
+ * An invoice past its expiry comes back expired and conflicts with nothing.
+ */
 export async function unmatchTransaction(deps: Deps, principal: Principal | null, transactionId: unknown) {
   const p = requireSession(principal);
   return inTransaction(deps, async (tx) => {
@@ -738,6 +779,22 @@ export async function unmatchTransaction(deps: Deps, principal: Principal | null
     if (!trx.matchedInvoiceId) throw new DomainError('TRANSACTION_NOT_MATCHED');
     const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: trx.matchedInvoiceId } });
     const now = deps.clock.now();
+    if (!invoice.expiresAt || invoice.expiresAt.getTime() > now.getTime()) {
+      const conflict = await findConflictingInvoice(rawOf(tx), {
+        workspaceId: invoice.workspaceId,
+        customerName: invoice.customerName,
+        amount: invoice.amount,
+        bankAccountIds: invoice.bankAccountIds,
+        excludeId: invoice.id,
+        now,
+      });
+      if (conflict) {
+        throw new DomainError('INVOICE_ALREADY_EXISTS', {
+          data: { invoiceId: conflict.id, number: conflict.number },
+          message: `Pending invoice ${conflict.number} has the same depositor name and amount on an overlapping receiving account; cancel it before un-matching this deposit.`,
+        });
+      }
+    }
     const released = await tx.transaction.updateMany({
       where: { id: trx.id, matchedInvoiceId: invoice.id },
       data: { matchedInvoiceId: null, matchMethod: null, matchedAt: null, updatedAt: now },

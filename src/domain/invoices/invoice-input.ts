@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { CASH_RECEIPT_TYPES, identifierFits, type CashReceiptTypeName } from '../cash-receipts/identifier.ts';
-import { nameLength } from '../deposits/depositor-name.ts';
+import { isAcceptableInvoiceName, nameLength } from '../deposits/depositor-name.ts';
 import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
 import type { ErrorCode } from '../errors.ts';
 import { codePoints, fail, onWire, parseRequest } from '../request-schema.ts';
@@ -37,11 +37,21 @@ export const CUSTOMER_NAME_MAX = 16;
 
 const E = (code: ErrorCode) => ({ error: fail(code) });
 
-/** customer.name: 1-16 characters (code points of its comparison form, after NFC: NFD 홍길동 is 3), no whitespace. */
+/**
+ * customer.name: 1-16 characters (code points of its comparison form, after NFC: NFD 홍길동 is 3), no whitespace, and
+ * nothing a bank deposit cannot carry or a reader cannot see (control and format characters, Hangul fillers,
+ * variation selectors; a combining mark at the start: depositor-name.ts isAcceptableInvoiceName).
+ */
 export const customerNameSchema = z
   .string(E('INVALID_CUSTOMER_NAME'))
-  .refine((v) => nameLength(v) >= 1 && nameLength(v) <= CUSTOMER_NAME_MAX && !/\s/u.test(v), E('INVALID_CUSTOMER_NAME'))
-  .meta({ description: 'Depositor name: 1-16 characters, no spaces. Must equal the name on the bank notification.', minLength: 1, maxLength: CUSTOMER_NAME_MAX, pattern: '^\\S+$' });
+  .refine((v) => nameLength(v) >= 1 && nameLength(v) <= CUSTOMER_NAME_MAX && !/\s/u.test(v) && isAcceptableInvoiceName(v), E('INVALID_CUSTOMER_NAME'))
+  .meta({
+    description:
+      'Depositor name: 1-16 characters, no spaces, no invisible characters (control or format characters such as zero-width spaces, soft hyphens and bidi marks; Hangul fillers; variation selectors), not beginning with a combining mark. Must equal the name on the bank notification.',
+    minLength: 1,
+    maxLength: CUSTOMER_NAME_MAX,
+    pattern: '^\\S+$',
+  });
 
 /** customer.email: 5-255 characters of e-mail shape; null/absent = none. */
 export const customerEmailSchema = z

@@ -11,7 +11,7 @@ import { selectsRelations } from '../common/pagination.ts';
 const CustomerInput = builder.inputType('CustomerInput', {
   description: 'The buyer.',
   fields: (t) => ({
-    name: t.string({ required: true, description: 'Depositor name, 1-16 characters, no spaces.' }),
+    name: t.string({ required: true, description: 'Depositor name, 1-16 characters, no spaces or invisible characters (control, format, Hangul fillers, variation selectors), not beginning with a combining mark.' }),
     email: t.string({ description: 'E-mail, 5-255 characters.' }),
     phoneNumber: t.string({ description: 'Phone, digits only, 10-11 digits.' }),
   }),
@@ -94,7 +94,7 @@ builder.mutationField('cancelInvoice', (t) =>
 const UpdateCustomerInput = builder.inputType('UpdateCustomerInput', {
   description: 'Buyer fields to change; absent = unchanged, null clears e-mail or phone.',
   fields: (t) => ({
-    name: t.string({ description: 'Depositor name, 1-16 characters, no spaces.' }),
+    name: t.string({ description: 'Depositor name, 1-16 characters, no spaces or invisible characters (control, format, Hangul fillers, variation selectors), not beginning with a combining mark.' }),
     email: t.string({ description: 'E-mail, 5-255 characters; null clears.' }),
     phoneNumber: t.string({ description: 'Phone, 10-11 digits; null clears.' }),
   }),

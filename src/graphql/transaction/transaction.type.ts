@@ -59,7 +59,7 @@ export const TransactionType = builder.prismaObject('Transaction', {
     matchNote: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]}; a key limited to bank accounts sees only the candidates within them.',
+      description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]} (also ALREADY_PAID, TOO_MANY_CANDIDATES); a key limited to bank accounts sees only the candidates within them.',
       select: { matchNote: true },
       resolve: (trx, _args, ctx) => matchNoteVisibleTo(ctx.deps, ctx.principal, trx.matchNote),
     }),
@@ -181,7 +181,7 @@ builder.mutationField('matchTransaction', (t) =>
 builder.mutationField('unmatchTransaction', (t) =>
   t.field({
     type: TransactionPayload,
-    description: 'Dashboard: un-matches a deposit; its invoice returns to pending.',
+    description: 'Dashboard: un-matches a deposit; its invoice returns to pending. INVOICE_ALREADY_EXISTS (data: invoiceId, number) when another pending invoice with the same name and amount overlaps its accounts.',
     authScopes: { dashboard: true },
     args: { id: t.arg.id({ required: true, description: 'trx_ id.' }) },
     resolve: (_root, { id }, ctx) => unmatchTransaction(ctx.deps, ctx.principal, id),
