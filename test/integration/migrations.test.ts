@@ -164,6 +164,7 @@ describe(`migrations on ${dbLabel}`, () => {
       );
     await deposit('trx_code', 1, '123456'); // stored visible by the release that only hid codes on unverified accounts
     await deposit('trx_fullwidth', 1, '１２３４５６');
+    await deposit('trx_spaced', 1, '123 456\u200b');
     await deposit('trx_paid', 1, '123456', 'ivc_up0'); // already paid an invoice: left to the merchant
     await deposit('trx_two', 2, '123456'); // not 1 won: an ordinary deposit
     await deposit('trx_other', 1, '654321');
@@ -189,6 +190,7 @@ describe(`migrations on ${dbLabel}`, () => {
       { id: 'trx_fullwidth', hidden: true, verification: true, matchedInvoiceId: null },
       { id: 'trx_other', hidden: false, verification: false, matchedInvoiceId: null },
       { id: 'trx_paid', hidden: false, verification: false, matchedInvoiceId: 'ivc_up0' },
+      { id: 'trx_spaced', hidden: true, verification: true, matchedInvoiceId: null },
       { id: 'trx_two', hidden: false, verification: false, matchedInvoiceId: null },
     ]);
     const indexes = await db.sql.query<{ indexname: string; indexdef: string }>(

@@ -36,12 +36,13 @@ UPDATE "Transaction" SET "searchText" = replace(depositor_name_key("searchText")
  WHERE "searchText" <> replace(depositor_name_key("searchText"), '-', '');
 
 -- A 1-won deposit named with its account's verification code is a verification deposit whether or not the account was
--- verified (and compared normalised). Those stored visible and unmatched before become what they are: hidden, never
--- matched. One that already paid an invoice is left as it is (un-matching it is the merchant's decision).
+-- verified (and compared normalised, whitespace and zero-width characters removed: `123 456` is `123456`). Those
+-- stored visible and unmatched before become what they are: hidden, never matched. One that already paid an invoice is left as it is (un-matching it is the merchant's decision).
 UPDATE "Transaction" t SET hidden = true, verification = true, "updatedAt" = now()
   FROM "BankAccount" a
  WHERE a.id = t."bankAccountId" AND t.amount = 1 AND NOT t.verification AND t."matchedInvoiceId" IS NULL
-   AND depositor_name_key(t.description) = depositor_name_key(a."verificationCode");
+   AND regexp_replace(depositor_name_key(t.description), '[[:space:]\u00AD\u200B-\u200F\u2060-\u2064\uFEFF]', '', 'g')
+     = regexp_replace(depositor_name_key(a."verificationCode"), '[[:space:]]', '', 'g');
 
 -- During a rolling upgrade, instances of the previous release still create and rename invoices without
 -- "customerNameKey": this trigger gives such rows their comparison columns (a row this release writes carries its own,
