@@ -140,6 +140,8 @@ export const ERROR_TABLE = {
   // Subscriptions (GraphQL only; the REST renderings are never sent)
   CATCH_UP_TOO_LARGE: r(422, 'CATCH_UP_TOO_LARGE', 422, '30022', 'Too many events to catch up on in a subscription: page through them with the events query, then subscribe with the last sequence it returned.'),
   EVENTS_NOT_RETAINED: r(410, 'EVENTS_NOT_RETAINED', 410, '30023', 'Events after sinceSequence are no longer stored: reload the invoices and subscribe without sinceSequence.'),
+  // GraphQL over WebSocket: operations running at once on one connection (README, Abuse protection).
+  TOO_MANY_SUBSCRIPTIONS: r(429, 'TOO_MANY_SUBSCRIPTIONS', 429, '30024', 'Too many operations at once on this connection: complete a subscription before starting another, or open another connection.'),
 
   // Server
   SERVICE_UNAVAILABLE: r(503, 'SERVICE_UNAVAILABLE', 503, '50003', 'The service is temporarily unavailable; retry later.'),

@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga, isAsyncIterable, mapAsyncIterator } from 'graphql-yoga';
 import type { DefinitionNode, DocumentNode, ExecutionResult } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config/config.ts';
@@ -55,8 +54,9 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { bankNotificationBody, DomainError } from '../domain/errors.ts';
 import { answerError, errorLog, errorResponse, logGraphQLErrors, type ErrorLog, type Face } from './face-errors.ts';
 import { Metrics, routeLabel } from './metrics.ts';
-import { idempotent, isGraphQLMutation } from './idempotency.ts';
-import { memoryRateLimiter, rateLimitHeaders, rateLimitKey, redisRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { graphQLIdempotency, idempotent, useIdempotencyGuard, type IdempotencyGuardContext } from './idempotency.ts';
+import { serveGraphQLOverWebSocket } from './graphql-ws.ts';
+import { memoryRateLimiter, rateLimitHeaders, redisRateLimiter, takeRateLimit, type RateLimiter } from './rate-limit.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -159,12 +159,13 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const rateLimiter: RateLimiter | null =
     config.RATE_LIMIT_PER_SECOND === 0 ? null : config.REDIS_URL ? redisRateLimiter(rateOptions, config.REDIS_URL, log) : memoryRateLimiter(rateOptions);
 
-  async function contextFor(request: Request | undefined, authorization: string | null | undefined, requestId: string): Promise<GraphQLContext> {
-    const principal: Principal | null = await resolvePrincipal(deps, bearerToken(authorization));
+  /** The context of an operation; `known` is the principal already resolved for this request (else `authorization`'s). */
+  async function contextFor(request: Request | undefined, authorization: string | null | undefined, requestId: string, known?: Promise<Principal | null>): Promise<GraphQLContext> {
+    const principal: Principal | null = await (known ?? resolvePrincipal(deps, bearerToken(authorization)));
     return { deps, prisma: db.prisma, principal, requestId, bus };
   }
 
-  const yoga = createYoga<{ requestId?: string; errorLog?: ErrorLog }, GraphQLContext>({
+  const yoga = createYoga<{ requestId?: string; errorLog?: ErrorLog; principal?: Promise<Principal | null> } & IdempotencyGuardContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -175,7 +176,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     // request id and at the level of whose fault they are (logGraphQLErrors in the plugin below), so here only at trace.
     logging: { debug: (...a) => log.debug(a), info: (...a) => log.info(a), warn: (...a) => log.warn(a), error: (...a) => log.trace(a) },
     maskedErrors: { maskError: (error, message) => maskError(error, message) },
-    context: async ({ request, requestId, connectionParams }: { request: Request; requestId?: string; connectionParams?: Record<string, unknown> }) => {
+    context: async ({ request, requestId, connectionParams, principal }: { request: Request; requestId?: string; connectionParams?: Record<string, unknown>; principal?: Promise<Principal | null> }) => {
+      if (principal) return contextFor(request, null, requestId ?? randomUUID(), principal);
       const fromParams = connectionParams && typeof connectionParams.authorization === 'string' ? connectionParams.authorization : undefined;
       return contextFor(request, fromParams ?? request.headers.get('authorization'), requestId ?? randomUUID());
     },
@@ -189,6 +191,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       maxDirectivesPlugin({ n: 50, exposeLimits: true }),
       maxTokensPlugin({ n: 5000, exposeLimits: true }),
       costLimitPlugin({ maxCost: 20000, ignoreIntrospection: true, exposeLimits: true }),
+      // A request whose Idempotency-Key was decided on its parameters runs only those (src/http/idempotency.ts).
+      useIdempotencyGuard(),
       {
         // Every error of a result (as the caller sees it, masked) logged with the request id: refusals at info, the
         // service's own errors at error with their cause (src/http/face-errors.ts); subscription events one by one.
@@ -215,6 +219,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 
   // The API description (/openapi.json, /docs) and the GraphQL operations as REST (/api), through the same context.
   const sofa = createSofaApi(contextFor, config.MAX_BODY_BYTES);
+  const parseGraphQLRequest = yoga.parseRequest as (request: Request, serverContext: object) => unknown;
 
   let inFlight = 0;
   async function handle(request: Request, serverContext?: { req?: { socket?: { remoteAddress?: string } } }): Promise<Response> {
@@ -238,11 +243,21 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       errors.domain(e);
       return errorResponse(faceOf(path), e, { headers });
     };
+    // The request's principal, resolved once (for the rate limit and the face's context alike).
+    let principal: Promise<Principal | null> | undefined;
+    const principalOf = () => {
+      if (!principal) {
+        principal = resolvePrincipal(deps, bearerToken(request.headers.get('authorization')));
+        // Handled where it is awaited; a response that never needed it (a 415, say) must not leave it unhandled.
+        principal.catch(() => {});
+      }
+      return principal;
+    };
     let response: Response;
     let limitHeaders: Record<string, string> | null = null;
     try {
       if (rateLimiter && isRateLimited(path)) {
-        const decision = await rateLimiter.take(rateLimitKey(request.headers.get('authorization'), clientAddress));
+        const decision = await takeRateLimit(rateLimiter, rateLimitedCredential(request, path), clientAddress, async () => path === '/bank-notifications' || (await principalOf()) !== null);
         limitHeaders = rateLimitHeaders(decision, rateOptions);
         if (!decision.allowed) metrics.rateLimited.inc();
       }
@@ -253,23 +268,23 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         if (Number.isFinite(declared) && declared > config.MAX_BODY_BYTES) {
           response = refuse(new DomainError('PAYLOAD_TOO_LARGE'));
         } else if (request.method === 'POST' && request.headers.has('idempotency-key')) {
-          const principal = await resolvePrincipal(deps, bearerToken(request.headers.get('authorization')));
-          response = await idempotent(deps, request, principal, config.MAX_BODY_BYTES, async (r) => yoga.fetch(r, { requestId, errorLog: errors }), refuse, isGraphQLMutation);
+          const idem = graphQLIdempotency(parseGraphQLRequest);
+          response = await idempotent(deps, request, await principalOf(), config.MAX_BODY_BYTES, async (r) => yoga.fetch(r, { requestId, errorLog: errors, principal: principalOf(), ...idem.guard() }), refuse, idem.classify);
         } else {
-          response = await yoga.fetch(request, { requestId, errorLog: errors });
+          response = await yoga.fetch(request, { requestId, errorLog: errors, principal: principalOf() });
         }
       } else if (path === '/metrics') {
         const m = await metrics.render();
         response = new Response(m.body, { status: 200, headers: { 'content-type': m.contentType } });
       } else if (path === '/v1' || path.startsWith('/v1/')) {
-        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
+        const ctx = { ...(await contextFor(request, null, requestId, principalOf())), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
         response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV1(r, ctx, errors), refuse);
       } else if (path.startsWith('/v2/oauth-apps/')) {
         response =
           (await handleOAuth(request, path, deps, config.MAX_BODY_BYTES, errors)) ??
-          (await handleV2(request, { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true }, errors));
+          (await handleV2(request, { ...(await contextFor(request, null, requestId, principalOf())), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true }, errors));
       } else if (path === '/v2' || path.startsWith('/v2/')) {
-        const ctx = { ...(await contextFor(request, request.headers.get('authorization'), requestId)), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
+        const ctx = { ...(await contextFor(request, null, requestId, principalOf())), maxBodyBytes: config.MAX_BODY_BYTES, domainCodes: true };
         response = await idempotent(deps, request, ctx.principal, config.MAX_BODY_BYTES, (r) => handleV2(r, ctx, errors), refuse);
       } else if (path === '/bank-notifications') {
         response = await handleBankNotification(request, deps, config.MAX_BODY_BYTES, errors);
@@ -278,7 +293,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       } else if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) {
         response = (await handleApiDocs(request, path)) ?? refuse(new DomainError('ROUTE_NOT_FOUND'));
       } else if (path === SOFA_BASE || path.startsWith(`${SOFA_BASE}/`)) {
-        response = await sofa(request, path, requestId, errors);
+        response = await sofa(request, path, requestId, errors, principalOf());
       } else if (path === '/healthz') {
         response = json(200, { status: 'ok' });
       } else if (path === '/readyz') {
@@ -326,38 +341,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         adapter,
       );
       server.on('clientError', answerMalformedRequest);
-      wss = new WebSocketServer({ server, path: '/graphql' });
-      useServer(
-        {
-          execute: (args: any) => args.rootValue.execute(args),
-          subscribe: (args: any) => args.rootValue.subscribe(args),
-          onSubscribe: async (ctx: any, _id: string, params: any) => {
-            const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-              ...ctx,
-              req: ctx.extra.request,
-              socket: ctx.extra.socket,
-              params,
-            });
-            const args = {
-              schema: s,
-              operationName: params.operationName,
-              document: parse(params.query),
-              variableValues: params.variables,
-              contextValue: await contextFactory({ connectionParams: ctx.connectionParams, request: new Request('http://ws/graphql', { headers: {} }) }),
-              rootValue: { execute, subscribe },
-            };
-            const errors = validate(args.schema, args.document);
-            if (errors.length) return errors;
-            return args;
-          },
-          // Each error of an operation over WebSocket logged like an HTTP request's, with the operation's request id.
-          onNext: (_ctx: unknown, _id: string, _payload: unknown, args: { contextValue?: unknown }, result: ExecutionResult) => {
-            if (result.errors?.length) logGraphQLErrors(errorLog(log, (args.contextValue as GraphQLContext).requestId, 'WS', '/graphql'), result.errors);
-          },
-          onError: (_ctx: unknown, _id: string, _payload: unknown, errors: readonly unknown[]) => logGraphQLErrors(errorLog(log, randomUUID(), 'WS', '/graphql'), errors),
-        },
-        wss,
-      );
+      // GraphQL over WebSocket, under the limits of HTTP: message size, rate limit, operations and connections
+      // (graphql-ws.ts).
+      wss = new WebSocketServer({ server, path: '/graphql', maxPayload: config.MAX_BODY_BYTES });
+      serveGraphQLOverWebSocket(wss, {
+        yoga,
+        log,
+        resolvePrincipal: (authorization) => resolvePrincipal(deps, bearerToken(authorization)),
+        rateLimiter,
+        onRateLimited: () => metrics.rateLimited.inc(),
+      });
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(config.PORT, config.HOST, () => resolve());
@@ -432,6 +425,15 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The credential a request's rate limit is keyed by: its Authorization header, but on the OAuth token and revoke
+ * endpoints, which authenticate the client otherwise (HTTP Basic or form fields), none: they take the client address's
+ * bucket whatever bearer comes along.
+ */
+function rateLimitedCredential(request: Request, path: string): string | null {
+  return faceOf(path) === 'oauth' ? null : request.headers.get('authorization');
 }
 
 function isRateLimited(path: string): boolean {

@@ -1,7 +1,9 @@
 /**
  * Per-credential rate limiting: a token bucket per API key, OAuth token, session or notification token (keyed by a
  * hash of the bearer credential, so nothing secret is kept), and per client address for calls without a credential
- * (signUp, logIn, the OAuth token endpoint).
+ * (signUp, logIn, the OAuth token endpoint). A bearer that does not authenticate is charged to the client address as
+ * well (takeRateLimit), so made-up bearers do not each get a bucket of their own. HTTP requests and GraphQL operations
+ * over WebSocket take their tokens from the same buckets.
  *
  * A bucket holds up to `burst` requests and refills at `perSecond`. In memory by default; in Redis when REDIS_URL is
  * set, so that instances behind one load balancer share the budget (one Lua script per request, atomic, using the
@@ -41,6 +43,24 @@ export function rateLimitKey(authorization: string | null, clientAddress: string
   const token = bearerToken(authorization);
   if (token) return 'cred:' + createHash('sha256').update(token).digest('base64url').slice(0, 32);
   return 'addr:' + (clientAddress ?? 'local');
+}
+
+/**
+ * Takes one request's token: from its bucket (rateLimitKey) and, when it carries a bearer that does not authenticate
+ * (unknown, expired, revoked), from its client address's bucket too. A bearer made up per request thus gets no budget
+ * of its own: logIn and signUp, which run without a credential, stay within the address's limit whatever the
+ * Authorization header says. `authenticates` is asked only for a bearer whose own bucket allowed the request. The
+ * decision returned is the refusing bucket's, else the last one taken.
+ */
+export async function takeRateLimit(
+  limiter: RateLimiter,
+  authorization: string | null,
+  clientAddress: string | undefined,
+  authenticates: () => Promise<boolean>,
+): Promise<RateDecision> {
+  const own = await limiter.take(rateLimitKey(authorization, clientAddress));
+  if (!own.allowed || !bearerToken(authorization) || (await authenticates())) return own;
+  return limiter.take(rateLimitKey(null, clientAddress));
 }
 
 function decide(o: RateLimitOptions, tokens: number, allowed: boolean): RateDecision {

@@ -10,6 +10,7 @@
  */
 import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useSofa } from 'sofa-api';
+import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
 import { domainErrorOf, inBandAsError } from '../graphql/common/errors.ts';
@@ -21,7 +22,7 @@ import { errorResponse, type ErrorLog } from './face-errors.ts';
 
 export const SOFA_BASE = '/api';
 
-type ContextFor = (request: Request, authorization: string | null, requestId: string) => Promise<GraphQLContext>;
+type ContextFor = (request: Request, authorization: string | null, requestId: string, known?: Promise<Principal | null>) => Promise<GraphQLContext>;
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
@@ -66,7 +67,8 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
     basePath: SOFA_BASE,
     schema,
     execute: run as typeof execute,
-    context: async ({ request, requestId }: { request: Request; requestId?: string }) => contextFor(request, request.headers.get('authorization'), requestId ?? ''),
+    context: async ({ request, requestId, principal }: { request: Request; requestId?: string; principal?: Promise<Principal | null> }) =>
+      contextFor(request, request.headers.get('authorization'), requestId ?? '', principal),
     errorHandler,
     customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
     openAPI: {
@@ -82,8 +84,8 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
     swaggerUI: { endpoint: false as unknown as `/${string}` },
   } as Parameters<typeof useSofa>[0]);
 
-  /** Answers a request under /api; every error is logged in `log` (with the request id). */
-  return async function handleSofa(request: Request, path: string, requestId: string, log: ErrorLog): Promise<Response> {
+  /** Answers a request under /api; every error is logged in `log` (with the request id). `principal`: the request's, if already resolved. */
+  return async function handleSofa(request: Request, path: string, requestId: string, log: ErrorLog, principal?: Promise<Principal | null>): Promise<Response> {
     const refuse = (e: DomainError, headers?: Record<string, string>) => {
       log.domain(e);
       return errorResponse('graphql', e, { headers });
@@ -103,7 +105,7 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
       }
       bounded = new Request(request.url, { method: request.method, headers: request.headers, body: text });
     }
-    const response = (await router.fetch(bounded, { requestId })) as Response | undefined;
+    const response = (await router.fetch(bounded, { requestId, principal })) as Response | undefined;
     // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
     if (!response) return refuse(new DomainError('ROUTE_NOT_FOUND'));
     for (const a of ANSWERED.get(response) ?? []) {

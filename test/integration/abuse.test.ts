@@ -1,6 +1,8 @@
 /**
  * Abuse: per-credential rate limits (documented headers, 429 in each face's envelope, shared across instances through
- * Redis), slow-loris timeouts, and secrets never written to the logs of a full run (a test greps them).
+ * Redis; a bearer that does not authenticate charged to the address), GraphQL over WebSocket under the limits of HTTP
+ * (message size, rate limit, operations per connection, connections per client), slow-loris timeouts, and secrets
+ * never written to the logs of a full run (a test greps them).
  */
 import pino from 'pino';
 import { Writable } from 'node:stream';
@@ -8,11 +10,14 @@ import { connect } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrap, ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { memoryRateLimiter } from '../../src/http/rate-limit.ts';
+import { memoryRateLimiter, takeRateLimit } from '../../src/http/rate-limit.ts';
+import { CLOSE_TRY_AGAIN_LATER, MAX_CONNECTIONS_PER_CLIENT, MAX_OPERATIONS_PER_CONNECTION } from '../../src/http/graphql-ws.ts';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { dbLabel, freshDatabase, onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver } from '../helpers/receiver.ts';
 
@@ -34,6 +39,23 @@ describe('token bucket', () => {
     expect((await limiter.take('k')).allowed).toBe(false);
     now = 10_000;
     expect(await limiter.take('k')).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it('a bearer that does not authenticate takes from its client address’s bucket as well; one that does, only from its own', async () => {
+    const limiter = memoryRateLimiter({ perSecond: 1, burst: 2 }, () => 0);
+    const asked: string[] = [];
+    const authenticates = (result: boolean, who: string) => async () => (asked.push(who), result);
+    expect(await takeRateLimit(limiter, null, '10.0.0.1', authenticates(false, 'none'))).toMatchObject({ allowed: true, remaining: 1 });
+    // Each made-up bearer has a full bucket of its own, but the address's is charged too: one left, then none.
+    expect(await takeRateLimit(limiter, 'Bearer made-up-1', '10.0.0.1', authenticates(false, 'made-up-1'))).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await takeRateLimit(limiter, 'Bearer made-up-2', '10.0.0.1', authenticates(false, 'made-up-2'))).toMatchObject({ allowed: false });
+    // A credential that authenticates is not charged to the address; another address is not affected.
+    expect(await takeRateLimit(limiter, 'Bearer real', '10.0.0.1', authenticates(true, 'real'))).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await takeRateLimit(limiter, 'Bearer made-up-3', '10.0.0.2', authenticates(false, 'made-up-3'))).toMatchObject({ allowed: true });
+    // Without a bearer nothing is asked; a bearer whose own bucket refuses is not looked up.
+    await takeRateLimit(limiter, 'Bearer real', '10.0.0.1', authenticates(true, 'real'));
+    await takeRateLimit(limiter, 'Bearer real', '10.0.0.1', authenticates(true, 'real, refused'));
+    expect(asked).toEqual(['made-up-1', 'made-up-2', 'real', 'made-up-3', 'real']);
   });
 });
 
@@ -129,49 +151,232 @@ describe(`rate limits on ${dbLabel}`, () => {
     // A key is not affected by the address's bucket.
     expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret })).status).toBe(200);
   });
+
+  it('a bearer that does not authenticate does not escape the address’s limit: logIn, signUp and the OAuth token endpoint stay limited', async () => {
+    const logIn = (authorization?: string) =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ query: 'mutation { logIn(input: {email: "bearer@b.cd", password: "x"}) { token } }' }),
+      });
+    let last = await logIn();
+    for (let i = 0; i < 30 && last.status !== 429; i++) last = await logIn();
+    expect(last.status).toBe(429);
+    // A made-up bearer per request (of each kind, and none at all) gets no bucket of its own: still the address's 429.
+    for (const [i, bearer] of ['sk_live_', 'sess_', 'oat_', 'x'].entries()) {
+      const r = await logIn(`Bearer ${bearer}made-up-${i}-${Date.now()}`);
+      expect(r.status, bearer).toBe(429);
+      expect((await r.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
+    }
+    const signUp = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sess_made-up-signup' },
+      body: JSON.stringify({ query: 'mutation { signUp(input: {email: "bearer-signup@b.cd", password: "correct horse 1", name: "x"}) { token } }' }),
+    });
+    expect(signUp.status).toBe(429);
+    // The OAuth token endpoint authenticates its client otherwise: a bearer sent along is not a bucket of its own either.
+    const token = await t.client.request('POST', '/v2/oauth-apps/token', {
+      rawBody: 'grant_type=authorization_code',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer oat_made-up-${Date.now()}` },
+    });
+    expect(token).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+    // A credential that authenticates keeps its own bucket.
+    expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret })).status).toBe(200);
+    expect((await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${other.sessionToken}` }, body: JSON.stringify({ query: '{ viewer { kind } }' }) })).status).toBe(200);
+  });
 });
 
-describe.runIf(onPostgres)('rate limits shared by two instances through Redis', () => {
-  const apps: App[] = [];
-  let drop: () => Promise<void>;
-  let clients: ServiceClient[];
-  let m: Bootstrapped;
+/** One operation over graphql-ws: its result (`next`, then `complete`), or what the server refused it with (`error`, or the socket's close). */
+function wsOperation(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<{ data?: any; errors?: any[]; refused?: any[] }> {
+  return new Promise((resolve) => {
+    let result: { data?: any; errors?: any[] } = {};
+    client.subscribe({ query, variables }, {
+      next: (v) => (result = v as typeof result),
+      error: (e) => resolve({ refused: Array.isArray(e) ? e : [e] }),
+      complete: () => resolve(result),
+    });
+  });
+}
 
-  beforeAll(async () => {
-    const fresh = await freshDatabase();
-    await fresh.database.close();
-    drop = fresh.drop;
-    for (let i = 0; i < 2; i++) {
-      const config = loadConfig({
-        PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'rl-')), LOG_LEVEL: 'silent', DATABASE_URL: fresh.url!,
-        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '30',
-        ENCRYPTION_KEY: '11'.repeat(32),
+/** A graphql-ws client whose connection is acknowledged (or closed: the close event). */
+function wsConnect(url: string, connectionParams: Record<string, unknown>): Promise<{ client: Client; closed?: { code: number; reason: string } }> {
+  return new Promise((resolve) => {
+    const client = createClient({
+      url: url.replace(/^http/, 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => {},
+      on: { connected: () => resolve({ client }), closed: (e) => resolve({ client, closed: e as { code: number; reason: string } }) },
+    });
+  });
+}
+
+describe(`GraphQL over WebSocket: the limits of HTTP on ${dbLabel}`, () => {
+  describe('rate limit', () => {
+    let t: TestApp;
+    let m: Bootstrapped;
+    let other: Bootstrapped;
+    const clients: Client[] = [];
+    beforeAll(async () => {
+      t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '12' } });
+      m = await bootstrap(t.client);
+      other = await bootstrap(t.client);
+    });
+    afterAll(async () => {
+      for (const c of clients) await c.dispose();
+      await t?.stop();
+    });
+    const connect = async (params: Record<string, unknown>) => {
+      const { client, closed } = await wsConnect(t.url, params);
+      expect(closed).toBeUndefined();
+      clients.push(client);
+      return client;
+    };
+
+    it('every operation takes a token from the bucket HTTP uses: over the limit, that operation is refused RATE_LIMITED; the connection lives on', async () => {
+      const ws = await connect({ authorization: `Bearer ${m.apiKey.secret}` });
+      let answered = 0;
+      let last: Awaited<ReturnType<typeof wsOperation>> = {};
+      for (let i = 0; i < 30; i++) {
+        last = await wsOperation(ws, '{ viewer { kind } }');
+        if (last.refused) break;
+        expect(last.data.viewer.kind).toBe('API_KEY');
+        answered++;
+      }
+      expect(last.refused).toEqual([expect.objectContaining({ message: expect.any(String), extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })]);
+      // A bucket of 12, plus what refilled at 1/s meanwhile.
+      expect(answered).toBeGreaterThanOrEqual(10);
+      expect(answered).toBeLessThanOrEqual(14);
+      // The same bucket as HTTP: the key is at its limit there too; another key is not.
+      expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret })).status).toBe(429);
+      expect((await wsOperation(await connect({ authorization: `Bearer ${other.apiKey.secret}` }), '{ viewer { kind } }')).data.viewer.kind).toBe('API_KEY');
+      // Mutations and subscriptions count alike; once the bucket refills, the same connection is served again.
+      expect((await wsOperation(ws, 'mutation { createInvoice(input: {bankAccountIds: [], customer: {name: "웹소켓"}, amount: 1000}) { __typename } }')).refused?.[0].extensions.code).toBe('RATE_LIMITED');
+      await sleep(1100);
+      expect((await wsOperation(ws, '{ viewer { kind } }')).data.viewer.kind).toBe('API_KEY');
+    });
+
+    it('logIn over WebSocket is limited per client address like over HTTP, sharing its bucket, whatever bearer the connection made up', async () => {
+      const anonymous = await connect({});
+      const logIn = (ws: Client, i: number) => wsOperation(ws, `mutation { logIn(input: {email: "ws-${i}@b.cd", password: "x"}) { token } }`);
+      let last: Awaited<ReturnType<typeof wsOperation>> = {};
+      let answered = 0;
+      for (let i = 0; i < 30; i++) {
+        last = await logIn(anonymous, i);
+        if (last.refused) break;
+        expect(last.errors?.[0].extensions.code).toBe('INVALID_CREDENTIALS');
+        answered++;
+      }
+      expect(last.refused?.[0].extensions.code).toBe('RATE_LIMITED');
+      expect(answered).toBeLessThanOrEqual(14);
+      // HTTP from the same address meets the same empty bucket.
+      const http = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { logIn(input: {email: "ws@b.cd", password: "x"}) { token } }' }) });
+      expect(http.status).toBe(429);
+      // A connection with a bearer that does not authenticate is charged to the address too.
+      const madeUp = await connect({ authorization: `Bearer sk_live_made-up-${Date.now()}` });
+      expect((await logIn(madeUp, 99)).refused?.[0].extensions.code).toBe('RATE_LIMITED');
+    });
+  });
+
+  describe('message size, operations per connection, connections per client', () => {
+    const lines: { level: number; msg: string; method?: string; code?: string; requestId?: string }[] = [];
+    let app: App;
+    let url: string;
+    let m: Bootstrapped;
+    let drop: () => Promise<void>;
+    beforeAll(async () => {
+      const fresh = await freshDatabase();
+      drop = fresh.drop;
+      const sink = new Writable({
+        write(chunk, _enc, cb) {
+          for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+          cb();
+        },
       });
-      apps.push(await buildApp(config, { logger: pino({ level: 'silent' }) }));
-    }
-    clients = await Promise.all(apps.map(async (a) => new ServiceClient((await a.start()).url)));
-    m = await bootstrap(clients[0]);
-  });
-  afterAll(async () => {
-    for (const a of apps) await a.stop({ graceMs: 100 });
-    await drop?.();
-  });
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'ws-limits-')), LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '0', MAX_BODY_BYTES: '65536', WORKERS: 'false' });
+      app = await buildApp(config, { database: fresh.database, logger: pino({ level: 'info' }, sink) });
+      url = (await app.start()).url;
+      m = await bootstrap(new ServiceClient(url));
+    });
+    afterAll(async () => {
+      await app?.stop({ graceMs: 100 });
+      await drop?.();
+    });
+    /** The refusals logged for GraphQL over WebSocket with this code: at info, each with a request id. */
+    const refusalsLogged = (code: string) => lines.filter((l) => l.msg === 'request refused' && l.method === 'WS' && l.code === code);
+    const INFO = 30;
 
-  it('a key’s budget is one bucket across instances', async () => {
-    const seen: number[] = [];
-    let status = 200;
-    for (let i = 0; i < 40 && status !== 429; i++) {
-      const r = await clients[i % 2].request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
-      status = r.status;
-      if (status === 200) seen.push(Number(r.headers.get('ratelimit-remaining')));
-    }
-    expect(status).toBe(429);
-    // One shared bucket of 30 (plus what refills at 1/s meanwhile), not two of 30 each.
-    expect(seen.length).toBeGreaterThanOrEqual(28);
-    expect(seen.length).toBeLessThanOrEqual(32);
-    expect(seen[0]).toBeGreaterThan(seen[seen.length - 1]);
-    const onB = await clients[1].request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
-    expect(onB.status).toBe(429);
+    it('a message over MAX_BODY_BYTES closes the socket with 1009 (Message Too Big); one within it is answered; a document that does not parse is an error, not a closed socket', async () => {
+      const consoleError = vi.spyOn(console, 'error');
+      const { client } = await wsConnect(url, { authorization: `Bearer ${m.apiKey.secret}` });
+      try {
+        const within = await wsOperation(client, `{ viewer { kind } }${' '.repeat(60_000)}`);
+        expect(within.data.viewer.kind).toBe('API_KEY');
+        const unparsable = await wsOperation(client, '{ viewer { kind ');
+        expect(unparsable.refused).toEqual([expect.objectContaining({ message: expect.stringContaining('Syntax Error') })]);
+        const over = await wsOperation(client, `{ viewer { kind } }${' '.repeat(70_000)}`);
+        expect(over.refused?.[0]).toMatchObject({ code: 1009 });
+        await sleep(50);
+        expect(refusalsLogged('PAYLOAD_TOO_LARGE')).toEqual([expect.objectContaining({ level: INFO, requestId: expect.any(String) })]);
+        // Logged as a refusal, not reported on the console as an internal error.
+        expect(consoleError).not.toHaveBeenCalled();
+      } finally {
+        consoleError.mockRestore();
+        await client.dispose();
+      }
+    });
+
+    it(`at most ${MAX_OPERATIONS_PER_CONNECTION} operations at once on a connection: the next is refused TOO_MANY_SUBSCRIPTIONS`, async () => {
+      const { client } = await wsConnect(url, { authorization: `Bearer ${m.apiKey.secret}` });
+      try {
+        const live: (() => void)[] = [];
+        const errors: unknown[] = [];
+        for (let i = 0; i < MAX_OPERATIONS_PER_CONNECTION; i++) {
+          live.push(client.subscribe({ query: 'subscription { invoicePaid(sinceSequence: "0") { id } }' }, { next: () => {}, error: (e) => errors.push(e), complete: () => {} }));
+        }
+        const over = await wsOperation(client, 'subscription { invoicePaid { id } }');
+        expect(over.refused).toEqual([expect.objectContaining({ message: expect.any(String), extensions: expect.objectContaining({ code: 'TOO_MANY_SUBSCRIPTIONS' }) })]);
+        expect(refusalsLogged('TOO_MANY_SUBSCRIPTIONS')).toEqual([expect.objectContaining({ level: INFO, requestId: expect.any(String) })]);
+        expect(errors).toEqual([]);
+        // Completing one makes room for another.
+        live.pop()!();
+        await sleep(100);
+        expect((await wsOperation(client, '{ viewer { kind } }')).data.viewer.kind).toBe('API_KEY');
+      } finally {
+        await client.dispose();
+      }
+    });
+
+    it(`at most ${MAX_CONNECTIONS_PER_CLIENT} connections at once per credential (or address): the next is closed 1013 (Try Again Later)`, async () => {
+      const open: Client[] = [];
+      try {
+        for (let i = 0; i < MAX_CONNECTIONS_PER_CLIENT; i++) {
+          const { client, closed } = await wsConnect(url, { authorization: `Bearer ${m.apiKey.secret}` });
+          open.push(client);
+          expect(closed).toBeUndefined();
+        }
+        const over = await wsConnect(url, { authorization: `Bearer ${m.apiKey.secret}` });
+        open.push(over.client);
+        expect(over.closed).toMatchObject({ code: CLOSE_TRY_AGAIN_LATER });
+        expect(refusalsLogged('TOO_MANY_CONNECTIONS')).toEqual([expect.objectContaining({ level: INFO, requestId: expect.any(String) })]);
+        // Another credential, or the address without one, has its own count.
+        const anonymous = await wsConnect(url, {});
+        open.push(anonymous.client);
+        expect(anonymous.closed).toBeUndefined();
+        // A connection that closes frees its place.
+        await open.shift()!.dispose();
+        await sleep(100);
+        const again = await wsConnect(url, { authorization: `Bearer ${m.apiKey.secret}` });
+        open.push(again.client);
+        expect(again.closed).toBeUndefined();
+      } finally {
+        for (const c of open) await c.dispose();
+      }
+      // None of these refusals is the service's fault.
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Developer experience: Idempotency-Key on REST v1/v2 POSTs and GraphQL mutations, Prometheus metrics, GraphQL
+ * Developer experience: Idempotency-Key on REST v1/v2 POSTs and GraphQL mutations (every content type Yoga runs), Prometheus metrics, GraphQL
  * protections (depth, aliases, CSRF), GraphQL-over-HTTP compliance (graphql-http's audit), CLI listen and
  * simulate-deposit, graceful shutdown.
  */
@@ -12,6 +12,9 @@ import { simulatedDepositorName } from '../../src/cli/simulate.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { subscribeWs, wsClient } from '../helpers/subscriptions.ts';
 import { createHmac } from 'node:crypto';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { maskError } from '../../src/graphql/common/errors.ts';
+import { graphQLIdempotency, useIdempotencyGuard, type GraphQLRequestParser, type IdempotencyGuardContext } from '../../src/http/idempotency.ts';
 
 describe(`developer experience on ${dbLabel}`, () => {
   let t: TestApp;
@@ -99,6 +102,108 @@ describe(`developer experience on ${dbLabel}`, () => {
       expect((await c.json()).errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
       const query = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}`, 'idempotency-key': 'gql-1' }, body: JSON.stringify({ query: '{ viewer { kind } }' }) });
       expect((await query.json()).data.viewer.kind).toBe('API_KEY');
+    });
+
+    describe('GraphQL: every content type Yoga runs is keyed, on the parameters it executes', () => {
+      type Params = { query: string; variables?: Record<string, unknown>; operationName?: string; extensions?: Record<string, unknown> };
+      /** The same GraphQL parameters in each body Yoga accepts; multipart gets a fresh boundary per request, as clients send it. */
+      const BODIES: Record<string, (p: Params) => { headers: Record<string, string>; body: BodyInit }> = {
+        'application/json': (p) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(p) }),
+        'application/graphql': (p) => ({ headers: { 'content-type': 'application/graphql' }, body: p.query }),
+        'application/x-www-form-urlencoded': (p) => ({
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(Object.entries(p).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString(),
+        }),
+        'multipart/form-data': (p) => {
+          const form = new FormData();
+          form.set('operations', JSON.stringify(p));
+          return { headers: {}, body: form };
+        },
+      };
+      const send = (key: string, kind: string, p: Params) => {
+        const { headers, body } = BODIES[kind]!(p);
+        return fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${m.sessionToken}`, 'x-graphql-csrf': '1', 'idempotency-key': key, ...headers }, body });
+      };
+      const createKey = (name: string) => `mutation { createApiKey(input: {name: "${name}", readOnly: true}) { apiKey { id } secret } }`;
+      const keysNamed = async (name: string) => (await t.client.gql<{ apiKeys: { name: string }[] }>(`{ apiKeys { name } }`, {}, m.sessionToken)).apiKeys.filter((k) => k.name === name).length;
+
+      it.each(Object.keys(BODIES))('%s: the retry replays the first answer (one key created); another request with the same key is IDEMPOTENCY_KEY_REUSED', async (kind) => {
+        const name = `idem ${kind}`;
+        const key = `idem-ct-${kind}`;
+        const first = await send(key, kind, { query: createKey(name) });
+        expect(first.status).toBe(200);
+        expect(first.headers.get('idempotency-key')).toBe(key);
+        expect(first.headers.get('idempotent-replayed')).toBeNull();
+        const body = await first.json();
+        expect(body.data.createApiKey.secret).toMatch(/^sk_live_/);
+
+        const again = await send(key, kind, { query: createKey(name) });
+        expect(again.status).toBe(200);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(await again.json()).toEqual(body);
+        expect(await keysNamed(name)).toBe(1);
+
+        const other = await send(key, kind, { query: createKey(`${name} 2`) });
+        expect(other.status).toBe(422);
+        expect((await other.json()).errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+        expect(await keysNamed(`${name} 2`)).toBe(0);
+      });
+
+      it('the fingerprint is the parameters as parsed (query, variables, operationName, extensions), not the bytes', async () => {
+        const query = `mutation Make($n: String!) { createApiKey(input: {name: $n, readOnly: true}) { apiKey { id } } }
+          mutation Other($n: String!) { createApiKey(input: {name: $n}) { apiKey { id } } }`;
+        const p: Params = { query, variables: { n: 'idem fingerprint' }, operationName: 'Make' };
+        const first = await send('idem-fp', 'application/x-www-form-urlencoded', p);
+        expect(first.headers.get('idempotency-key')).toBe('idem-fp');
+        // The same parameters in another body, keys in another order: the same request.
+        const same = await send('idem-fp', 'application/json', { operationName: 'Make', variables: { n: 'idem fingerprint' }, query });
+        expect(same.headers.get('idempotent-replayed')).toBe('true');
+        expect(await same.json()).toEqual(await first.json());
+        for (const changed of [{ ...p, variables: { n: 'idem fingerprint 2' } }, { ...p, operationName: 'Other' }, { ...p, extensions: { note: 1 } }]) {
+          const r = await send('idem-fp', 'multipart/form-data', changed);
+          expect(r.status, JSON.stringify(changed)).toBe(422);
+          expect((await r.json()).errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+        }
+        expect(await keysNamed('idem fingerprint')).toBe(1);
+        expect(await keysNamed('idem fingerprint 2')).toBe(0);
+      });
+
+      it('variables nested as deep as a body allows are fingerprinted too (no recursion to overflow): keyed and replayed, never a 500', async () => {
+        const depth = 40_000;
+        const body = `{"query": ${JSON.stringify(createKey('idem deep'))}, "variables": {"deep": ${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}}}`;
+        const post = () =>
+          fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${m.sessionToken}`, 'content-type': 'application/json', 'idempotency-key': 'idem-deep' }, body });
+        const first = await post();
+        expect(first.status).toBe(200);
+        const again = await post();
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(await again.json()).toEqual(await first.json());
+        expect(await keysNamed('idem deep')).toBe(1);
+      });
+
+      it('a request that executes other parameters than its key was decided on is refused, not run past its key', async () => {
+        // A plugin that rewrites the parameters after parsing (as persisted operations do): the query decided on is
+        // not the mutation that would run.
+        let ran = 0;
+        const yoga = createYoga<IdempotencyGuardContext>({
+          schema: createSchema({ typeDefs: 'type Query { a: Int } type Mutation { m: Int }', resolvers: { Mutation: { m: () => ++ran } } }),
+          maskedErrors: { maskError },
+          logging: false,
+          plugins: [{ onParams: ({ params, setParams }) => void (params.extensions?.persisted && setParams({ query: 'mutation { m }' })) }, useIdempotencyGuard()],
+        });
+        const request = () => new Request('http://x/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ a }', extensions: { persisted: true } }) });
+        const idem = graphQLIdempotency(yoga.parseRequest as GraphQLRequestParser);
+        expect(await idem.classify(request(), '')).toBeNull();
+        const refused = await yoga.fetch(request(), idem.guard());
+        expect(refused.status).toBe(400);
+        expect((await refused.json()).errors[0].extensions.code).toBe('BAD_REQUEST');
+        expect(ran).toBe(0);
+        // Without the rewrite, what was decided on runs.
+        const plain = () => new Request('http://x/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { m }' }) });
+        const decided = graphQLIdempotency(yoga.parseRequest as GraphQLRequestParser);
+        expect(await decided.classify(plain(), '')).not.toBeNull();
+        expect(await (await yoga.fetch(plain(), decided.guard())).json()).toEqual({ data: { m: 1 } });
+      });
     });
   });
 

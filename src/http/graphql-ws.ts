@@ -1,0 +1,177 @@
+/**
+ * GraphQL over WebSocket (graphql-ws on /graphql): each operation runs through Yoga's envelop, like an HTTP request,
+ * and under the same abuse limits as HTTP (README, Abuse protection):
+ *
+ * - a message larger than MAX_BODY_BYTES closes the socket with 1009 (Message Too Big), as HTTP answers 413;
+ * - every operation (a `subscribe` message: query, mutation or subscription) takes a token from the rate limiter HTTP
+ *   uses, from the bucket an HTTP request with the same credential takes (the connection's `authorization`; the client
+ *   address without one, and as well when it does not authenticate): over the limit that operation gets an `error`
+ *   message RATE_LIMITED, and the connection stays open;
+ * - at most MAX_OPERATIONS_PER_CONNECTION operations at once on a connection (live subscriptions, and queries or
+ *   mutations still running): the next gets an `error` message TOO_MANY_SUBSCRIPTIONS;
+ * - at most MAX_CONNECTIONS_PER_CLIENT connections at once per credential (per client address without one, or when it
+ *   does not authenticate) on one instance: the next is closed with 1013 (Try Again Later) at its connection_init.
+ *
+ * Refusals are logged like HTTP's, with the operation's request id (face-errors.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import type { WebSocket, WebSocketServer } from 'ws';
+import type { Principal } from '../domain/auth/principal.ts';
+import { DomainError } from '../domain/errors.ts';
+import { maskError, toGraphQLError } from '../graphql/common/errors.ts';
+import { errorLog, logGraphQLErrors } from './face-errors.ts';
+import { rateLimitKey, takeRateLimit, type RateLimiter } from './rate-limit.ts';
+
+/** Operations running at once on one connection. */
+export const MAX_OPERATIONS_PER_CONNECTION = 100;
+/** Connections at once per credential (or client address), per instance. */
+export const MAX_CONNECTIONS_PER_CLIENT = 20;
+/** The close code of a connection over MAX_CONNECTIONS_PER_CLIENT (RFC 6455 registry: Try Again Later). */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+/** What the WebSocket face needs of Yoga: its envelop for one operation. */
+export interface EnvelopedYoga {
+  getEnveloped(initialContext: Record<string, unknown>): {
+    schema: GraphQLSchema;
+    execute: (args: ExecutionArgs) => unknown;
+    subscribe: (args: ExecutionArgs) => unknown;
+    contextFactory: (extra: Record<string, unknown>) => Promise<unknown> | unknown;
+    parse: (source: string) => DocumentNode;
+    validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
+  };
+}
+
+export interface GraphQLWsOptions {
+  yoga: EnvelopedYoga;
+  log: Logger;
+  /** The principal of a connection's `authorization` (null: none, or it does not authenticate). */
+  resolvePrincipal(authorization: string | null): Promise<Principal | null>;
+  rateLimiter: RateLimiter | null;
+  /** Counts an operation refused by the rate limit (http_rate_limited_total). */
+  onRateLimited?(): void;
+}
+
+/** One connection's state: its client's key for the connection cap, and its operations' request ids. */
+interface Connection {
+  clientKey?: string;
+  requestIds: Map<string, string>;
+}
+
+interface Ctx {
+  connectionParams?: Readonly<Record<string, unknown>>;
+  subscriptions: Record<string, unknown>;
+  extra: { socket: WebSocket; request: IncomingMessage };
+}
+
+const authorizationOf = (ctx: Ctx): string | null => (typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : null);
+const addressOf = (ctx: Ctx): string | undefined => ctx.extra.request.socket.remoteAddress;
+
+/** Serves graphql-ws on `wss` (created with maxPayload = MAX_BODY_BYTES). */
+export function serveGraphQLOverWebSocket(wss: WebSocketServer, o: GraphQLWsOptions): void {
+  const { yoga, log } = o;
+  const connections = new WeakMap<object, Connection>();
+  const openPerClient = new Map<string, number>();
+  const stateOf = (ctx: Ctx): Connection => {
+    let c = connections.get(ctx);
+    if (!c) connections.set(ctx, (c = { requestIds: new Map() }));
+    return c;
+  };
+  const logFor = (ctx: Ctx, id?: string) => errorLog(log, (id && stateOf(ctx).requestIds.get(id)) || randomUUID(), 'WS', '/graphql');
+
+  useServer(
+    {
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
+      onConnect: async (ctx: Ctx) => {
+        // The connection cap: per credential when it authenticates, else per client address.
+        let principal: Principal | null;
+        try {
+          principal = await o.resolvePrincipal(authorizationOf(ctx));
+        } catch (e) {
+          logFor(ctx).failed('SERVICE_UNAVAILABLE', e);
+          ctx.extra.socket.close(CLOSE_TRY_AGAIN_LATER, 'SERVICE_UNAVAILABLE');
+          return false;
+        }
+        // Gone while its credential was looked up: onClose has run, nothing to count.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+        const key = rateLimitKey(principal ? authorizationOf(ctx) : null, addressOf(ctx));
+        const open = openPerClient.get(key) ?? 0;
+        if (open >= MAX_CONNECTIONS_PER_CLIENT) {
+          logFor(ctx).refused('TOO_MANY_CONNECTIONS');
+          // graphql-ws then closes it 4403; the close already begun (1013) is the one the client gets.
+          ctx.extra.socket.close(CLOSE_TRY_AGAIN_LATER, 'TOO_MANY_CONNECTIONS');
+          return false;
+        }
+        openPerClient.set(key, open + 1);
+        stateOf(ctx).clientKey = key;
+        return true;
+      },
+      onClose: (ctx: Ctx) => {
+        const key = connections.get(ctx)?.clientKey;
+        if (key === undefined) return;
+        const open = (openPerClient.get(key) ?? 1) - 1;
+        if (open > 0) openPerClient.set(key, open);
+        else openPerClient.delete(key);
+      },
+      onSubscribe: async (ctx: Ctx, id: string, params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null }) => {
+        const requestId = randomUUID();
+        stateOf(ctx).requestIds.set(id, requestId);
+        // This operation is already counted in ctx.subscriptions.
+        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_CONNECTION) return [toGraphQLError(new DomainError('TOO_MANY_SUBSCRIPTIONS'))];
+        const authorization = authorizationOf(ctx);
+        let principal: Promise<Principal | null> | undefined;
+        const principalOf = () => (principal ??= o.resolvePrincipal(authorization));
+        try {
+          if (o.rateLimiter) {
+            const decision = await takeRateLimit(o.rateLimiter, authorization, addressOf(ctx), async () => (await principalOf()) !== null);
+            if (!decision.allowed) {
+              o.onRateLimited?.();
+              return [toGraphQLError(new DomainError('RATE_LIMITED'))];
+            }
+          }
+          const enveloped = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+          const { schema, execute, subscribe, contextFactory, parse, validate } = enveloped;
+          let document: DocumentNode;
+          try {
+            document = parse(params.query);
+          } catch (e) {
+            // A document that does not parse (or is over the token limit): the caller's error, not the server's.
+            return [e instanceof GraphQLError ? e : new GraphQLError('The document does not parse.')];
+          }
+          const errors = validate(schema, document);
+          if (errors.length) return [...errors];
+          const request = new Request('http://ws/graphql', { headers: {} });
+          const contextValue = await contextFactory({ connectionParams: ctx.connectionParams, request, principal: principalOf(), requestId });
+          return { schema, operationName: params.operationName, document, variableValues: params.variables, contextValue, rootValue: { execute, subscribe } };
+        } catch (e) {
+          // The database could not be reached (SERVICE_UNAVAILABLE), or an error of the service's own (masked).
+          return [maskError(e, 'Unexpected error.') as GraphQLError];
+        }
+      },
+      // Each error of an operation over WebSocket logged like an HTTP request's, with the operation's request id.
+      onNext: (ctx: Ctx, id: string, _payload: unknown, _args: unknown, result: ExecutionResult) => {
+        if (result.errors?.length) logGraphQLErrors(logFor(ctx, id), result.errors);
+      },
+      onError: (ctx: Ctx, id: string, _payload: unknown, errors: readonly unknown[]) => {
+        logGraphQLErrors(logFor(ctx, id), errors);
+        connections.get(ctx)?.requestIds.delete(id);
+      },
+      onComplete: (ctx: Ctx, id: string) => void connections.get(ctx)?.requestIds.delete(id),
+    },
+    wss,
+  );
+
+  // graphql-ws reports a socket's errors on the console and closes it 4500. They are the client's (a message over
+  // maxPayload, which ws has already answered by closing 1009; an invalid frame, 1002) or the network's: logged as
+  // refusals, at info, instead.
+  wss.on('connection', (socket: WebSocket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (err: Error & { code?: string }) =>
+      errorLog(log, randomUUID(), 'WS', '/graphql').refused(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST'),
+    );
+  });
+}
