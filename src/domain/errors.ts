@@ -123,7 +123,7 @@ export const ERROR_TABLE = {
   IDEMPOTENCY_KEY_IN_PROGRESS: r(409, 'IDEMPOTENCY_KEY_IN_PROGRESS', 409, '30021', 'A request with this Idempotency-Key is still running.'),
   // The first answer is sealed with the service's encryption key; after ENCRYPTION_KEY changed it cannot be read. The
   // request ran once, so it is not run again either: the client checks the resource and retries with a new key.
-  IDEMPOTENCY_ANSWER_UNREADABLE: r(409, 'IDEMPOTENCY_ANSWER_UNREADABLE', 409, '30022', 'This Idempotency-Key was used and its stored answer can no longer be read (the encryption key changed); the request ran once. Check the resource, and use a new key to send it again.'),
+  IDEMPOTENCY_ANSWER_UNREADABLE: r(409, 'IDEMPOTENCY_ANSWER_UNREADABLE', 409, '30025', 'This Idempotency-Key was used and its stored answer can no longer be read (the encryption key changed); the request ran once. Check the resource, and use a new key to send it again.'),
   METHOD_NOT_ALLOWED: r(405, 'METHOD_NOT_ALLOWED', 405, '30004', 'Method not allowed on this path.'),
   ROUTE_NOT_FOUND: r(404, 'NOT_FOUND', 404, '30003', 'No such endpoint.'),
   NOT_ACCEPTABLE: r(406, 'NOT_ACCEPTABLE', 406, '30001', 'The Accept header allows no media type this endpoint answers with.'),

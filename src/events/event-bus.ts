@@ -4,6 +4,7 @@
  * `sinceSequence`; the database is the truth.
  */
 import { createPubSub } from 'graphql-yoga';
+import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
 import { DomainError } from '../domain/errors.ts';
@@ -63,6 +64,8 @@ function listenOn(target: Target, subscribed: (topic: string) => Promise<void>):
 export function createEventBus(redisUrl?: string): EventBus {
   if (!redisUrl) {
     const target = new EventTarget();
+    // Every subscriber of a workspace listens on its topic: no leak at 11 of them (Node warns past 10 by default).
+    setMaxListeners(0, target);
     const pubsub = createPubSub<Channels>({ eventTarget: target as never });
     return {
       publish: (e) => pubsub.publish('workspace', e.workspaceId, e),

@@ -99,6 +99,16 @@ describe('one error table, three renderings', () => {
 
 const OAUTH_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'server_error', 'temporarily_unavailable'];
 
+describe('our own v2 codes (300xx, not in the spec)', () => {
+  it('each names one domain code: no two refusals share a number by accident', () => {
+    const byV2 = new Map<string, string[]>();
+    // The OAUTH_* codes answer in the OAuth body only; their v2 rendering is the generic 30007.
+    for (const [code, row] of Object.entries(ERROR_TABLE)) if (row.v2.code.startsWith('300') && !code.startsWith('OAUTH_')) byV2.set(row.v2.code, [...(byV2.get(row.v2.code) ?? []), code]);
+    expect([...byV2.entries()].filter(([, codes]) => codes.length > 1)).toEqual([]);
+    expect(byV2.size).toBeGreaterThan(15);
+  });
+});
+
 describe('every code renders in every face (one renderer per face over the table)', () => {
   it.each(codes)('%s', (code) => {
     const e = new DomainError(code, { path: ['customer', 'name'], data: { invoiceId: 'ivc_x' } });
