@@ -72,7 +72,7 @@ export function parseTimestamp(text: string): Date | TimestampRefusal {
     offsetMin = (m[11] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const at = utcMs(y, mo, d, h, mi, s, ms) - offsetMin * 60_000;
-  if (!(at >= MIN_INSTANT_MS && at <= MAX_INSTANT_MS)) return { rule: `a time ${INSTANT_RANGE_TEXT}` };
+  if (!isInstantInRange(at)) return { rule: `a time ${INSTANT_RANGE_TEXT}` };
   return new Date(at);
 }
 

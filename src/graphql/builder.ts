@@ -11,8 +11,8 @@ import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
 import { DomainError } from '../domain/errors.ts';
 import { toGraphQLError } from './common/errors.ts';
-import StorableTextPlugin from './common/storable-text.ts';
-import DateTimeInputPlugin, { parseDateTimeInput } from './common/date-time.ts';
+import ArgumentChecksPlugin from './common/argument-checks.ts';
+import { parseDateTimeInput } from './common/date-time.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -26,8 +26,8 @@ export const builder = new SchemaBuilder<{
   };
   AuthScopes: { authenticated: boolean; dashboard: boolean };
 }>({
-  // Order matters: scope auth wraps everything (401/403 first); text checks sit inside the errors plugin (in-band refusals).
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, StorableTextPlugin, DateTimeInputPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  // Order matters: scope auth wraps everything (401/403 first); argument checks sit inside the errors plugin (in-band refusals).
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, ArgumentChecksPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
   errors: { directResult: true, defaultUnionOptions: { description: 'The result of the operation: its payload, or a DomainError saying why it was refused.' } },
   defaultFieldNullability: false,
   scopeAuth: {

@@ -21,20 +21,13 @@ import { buildApp, type App } from '../../src/http/app.ts';
 import { dbLabel, freshDatabase } from '../helpers/app.ts';
 import { checkResponse } from '../helpers/openapi-check.ts';
 import { FAKE_CODES, FAKE_NTS_REJECT_CODE, startFakeAgency, type FakeAgency } from '../helpers/fake-agency.ts';
+import { until } from '../helpers/wait.ts';
 
 const LINK_ID = 'BANKTRANSFER';
 const SECRET = 'test-secret-key-9f8e7d6c5b4a39281706';
 const CORP = '1234567890';
 const UNIT_TIMEOUT_MS = 500;
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 async function agencyError(p: Promise<unknown>): Promise<AgencyError> {
   const e = await p.then(

@@ -6,15 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { splitVat } from '../../src/domain/cash-receipts/vat.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 describe(`cash receipts on ${dbLabel}`, () => {
   let t: TestApp;

@@ -301,6 +301,7 @@ describe(`depositor names as banks send them, on ${dbLabel}`, () => {
       const x = await bootstrap(t.client);
       const inv = await createInvoice(x, x.bankAccount.verificationCode, 2);
       await deposit(x, x.bankAccount, x.bankAccount.verificationCode, 2, { invoiceId: inv.id, method: 'EXACT' });
+      expect(await readInvoice(x, inv.id)).toEqual({ ...inv, paid: true });
     });
   });
 
@@ -499,6 +500,7 @@ describe(`depositor names as banks send them, on ${dbLabel}`, () => {
           const amount = uniqueAmount();
           const inv = await createInvoice(w, '홍길동', amount);
           await deposit(w, w.bankAccount, sent, amount, { invoiceId: inv.id, method: 'EXACT' });
+          expect(await readInvoice(w, inv.id)).toEqual({ ...inv, paid: true });
         }
       });
     });

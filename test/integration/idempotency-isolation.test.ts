@@ -28,6 +28,8 @@ import { v1Routes } from '../../rest-compat/v1/routes.ts';
 import { v2Routes } from '../../rest-compat/v2/routes.ts';
 import { renderV1, renderV2, type ErrorCode } from '../../src/domain/errors.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { basicAuth, createApiKey, formBody, oauthAccessToken } from '../helpers/credentials.ts';
+import { until } from '../helpers/wait.ts';
 
 // ───────────────────────────── credentials ─────────────────────────────
 
@@ -57,33 +59,12 @@ const REDIRECT = 'https://idem-partner.example/callback';
 let t: TestApp;
 let f: Fixtures;
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 const gqlOk = <T = any>(query: string, variables: Record<string, unknown>, token: string) => t.client.gql<T>(query, variables, token);
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const basic = (id: string, secret: string) => 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
-
-async function createKey(session: string, input: Record<string, unknown>) {
-  const r = await gqlOk(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { apiKey { id } secret } }`, { i: input }, session);
-  return { id: r.createApiKey.apiKey.id as string, secret: r.createApiKey.secret as string };
-}
-
-async function oauthToken(session: string, app: { id: string; secret: string }): Promise<string> {
-  const code = (await gqlOk(`mutation($i: AuthorizeOAuthAppInput!) { authorizeOAuthApp(input: $i) { code } }`, { i: { clientId: app.id, redirectUri: REDIRECT } }, session)).authorizeOAuthApp.code;
-  const r = await t.client.request('POST', '/v2/oauth-apps/token', {
-    rawBody: form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.id, app.secret) },
-  });
-  expect(r.status).toBe(200);
-  return r.body.access_token;
-}
+const form = formBody;
+const basic = basicAuth;
+const createKey = (session: string, input: Record<string, unknown>) => createApiKey(t.client, session, input);
+const oauthToken = (session: string, app: { id: string; secret: string }) => oauthAccessToken(t.client, session, app, REDIRECT);
 
 async function revokeOAuth(app: { id: string; secret: string }, token: string) {
   const r = await t.client.request('POST', '/v2/oauth-apps/revoke', { rawBody: form({ token }), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.id, app.secret) } });

@@ -35,6 +35,8 @@ import { v2Routes } from '../../rest-compat/v2/routes.ts';
 import { OPERATIONS } from '../../rest-compat/openapi/operations.ts';
 import { ERROR_TABLE, isErrorCode, type ErrorCode } from '../../src/domain/errors.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { basicAuth, createApiKey, formBody, oauthAccessToken } from '../helpers/credentials.ts';
+import { until } from '../helpers/wait.ts';
 
 // ───────────────────────────── principals ─────────────────────────────
 
@@ -103,36 +105,15 @@ const OWNER = {
 let t: TestApp;
 let f: Fixtures;
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 async function gqlOk<T = any>(query: string, variables: Record<string, unknown>, token: string): Promise<T> {
   return t.client.gql<T>(query, variables, token);
 }
 
-async function createKey(session: string, input: Record<string, unknown>) {
-  const r = await gqlOk(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { apiKey { id } secret } }`, { i: input }, session);
-  return { id: r.createApiKey.apiKey.id as string, secret: r.createApiKey.secret as string };
-}
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const basic = (id: string, secret: string) => 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
-
-async function oauthToken(session: string): Promise<string> {
-  const code = (await gqlOk(`mutation($i: AuthorizeOAuthAppInput!) { authorizeOAuthApp(input: $i) { code } }`, { i: { clientId: f.app.id, redirectUri: REDIRECT } }, session)).authorizeOAuthApp.code;
-  const r = await t.client.request('POST', '/v2/oauth-apps/token', {
-    rawBody: form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(f.app.id, f.app.secret) },
-  });
-  expect(r.status).toBe(200);
-  return r.body.access_token;
-}
+const createKey = (session: string, input: Record<string, unknown>) => createApiKey(t.client, session, input);
+const form = formBody;
+const basic = basicAuth;
+const oauthToken = (session: string) => oauthAccessToken(t.client, session, f.app, REDIRECT);
 
 async function setUp(): Promise<Fixtures> {
   const c = t.client;

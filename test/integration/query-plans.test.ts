@@ -26,6 +26,30 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
+/**
+ * The plan of `sql` as EXPLAIN (FORMAT JSON) gives it; nothing is executed. With `generic`, the generic plan of the
+ * statement prepared with parameters typed `types` and explained with `args` (how hot, prepared statements run after a
+ * few executions); else the custom plan for `values`.
+ */
+async function explain(db: TestDatabase, sql: string, values: unknown[], generic?: { types: string[]; args: string[] }): Promise<PlanNode> {
+  return db.database.sql.transaction(async (q) => {
+    let rows: { 'QUERY PLAN': unknown }[];
+    if (generic) {
+      await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await q.query(`PREPARE plan_check(${generic.types.join(', ')}) AS ${sql}`);
+      try {
+        rows = await q.query(`EXPLAIN (FORMAT JSON) EXECUTE plan_check(${generic.args.join(', ')})`);
+      } finally {
+        await q.query(`DEALLOCATE plan_check`);
+      }
+    } else {
+      rows = await q.query(`EXPLAIN (FORMAT JSON) ${sql}`, values);
+    }
+    const json = typeof rows[0]!['QUERY PLAN'] === 'string' ? JSON.parse(rows[0]!['QUERY PLAN'] as string) : rows[0]!['QUERY PLAN'];
+    return (json as { Plan: PlanNode }[])[0]!.Plan;
+  });
+}
+
 describe(`query plans on ${dbLabel}`, () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -47,19 +71,8 @@ describe(`query plans on ${dbLabel}`, () => {
   });
 
   /** The generic plan of `sql` (parameters typed `types`), as EXPLAIN (FORMAT JSON) gives it. Nothing is executed. */
-  async function genericPlan(sql: string, types: string[], args: string[]): Promise<PlanNode> {
-    return db.database.sql.transaction(async (q) => {
-      await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-      await q.query(`PREPARE plan_check(${types.join(', ')}) AS ${sql}`);
-      try {
-        const [row] = await q.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) EXECUTE plan_check(${args.join(', ')})`);
-        const json = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
-        return (json as { Plan: PlanNode }[])[0].Plan;
-      } finally {
-        await q.query(`DEALLOCATE plan_check`);
-      }
-    });
-  }
+  const genericPlan = (sql: string, types: string[], args: string[]) => explain(db, sql, [], { types, args });
+
 
   it(`the outbox dispatcher reads each event's invoice by primary key, never by scanning every invoice (${INVOICES.toLocaleString('en')} invoices)`, async () => {
     const plan = await genericPlan(DISPATCH_BATCH_SQL, ['timestamptz', 'text[]', 'text[]'], [`now()`, `'{invoice.paid}'`, `'{invoice.paid}'`]);
@@ -165,21 +178,8 @@ describe(`depositor-name lookup plans on ${dbLabel}`, () => {
     await db.drop();
   });
 
-  async function plan(sql: string, values: unknown[], generic?: { types: string[]; args: string[] }): Promise<PlanNode> {
-    return db.database.sql.transaction(async (q) => {
-      let rows: { 'QUERY PLAN': unknown }[];
-      if (generic) {
-        await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-        await q.query(`PREPARE name_plan_check(${generic.types.join(', ')}) AS ${sql}`);
-        rows = await q.query(`EXPLAIN (FORMAT JSON) EXECUTE name_plan_check(${generic.args.join(', ')})`);
-        await q.query(`DEALLOCATE name_plan_check`);
-      } else {
-        rows = await q.query(`EXPLAIN (FORMAT JSON) ${sql}`, values);
-      }
-      const json = typeof rows[0]!['QUERY PLAN'] === 'string' ? JSON.parse(rows[0]!['QUERY PLAN'] as string) : rows[0]!['QUERY PLAN'];
-      return (json as { Plan: PlanNode }[])[0]!.Plan;
-    });
-  }
+  const plan = (sql: string, values: unknown[], generic?: { types: string[]; args: string[] }) => explain(db, sql, values, generic);
+
   const scansOf = (p: PlanNode) => nodes(p).filter((n) => n['Relation Name'] === 'Invoice' || n['Index Name']).map((n) => [n['Node Type'], n['Index Name'] ?? null]);
   const e = (s: SqlParams) => ({ workspaceId: s.p('wsp_names'), bankAccountId: s.p('bac_x'), amount: s.p(10700, '::int'), now: new Date() });
 

@@ -1,6 +1,6 @@
 /**
  * Text the database cannot store (U+0000, lone surrogates) is refused as VALIDATION_FAILED at its field by every
- * request parser (src/domain/request-schema.ts) and by every GraphQL argument (src/graphql/common/storable-text.ts),
+ * request parser (src/domain/request-schema.ts) and by every GraphQL argument (src/graphql/common/argument-checks.ts),
  * instead of reaching PostgreSQL and coming back as a 500. Found by the hostile-input fuzz (test/stress).
  */
 import { execute, parse } from 'graphql';

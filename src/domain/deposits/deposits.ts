@@ -779,7 +779,8 @@ export async function unmatchTransaction(deps: Deps, principal: Principal | null
     if (!trx.matchedInvoiceId) throw new DomainError('TRANSACTION_NOT_MATCHED');
     const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: trx.matchedInvoiceId } });
     const now = deps.clock.now();
-    if (!invoice.expiresAt || invoice.expiresAt.getTime() > now.getTime()) {
+    // Only an invoice that comes back pending can conflict (the state table's rule: past its expiry it is EXPIRED).
+    if (effectiveStatus({ status: 'PENDING', expiresAt: invoice.expiresAt }, now) === 'PENDING') {
       const conflict = await findConflictingInvoice(rawOf(tx), {
         workspaceId: invoice.workspaceId,
         customerName: invoice.customerName,

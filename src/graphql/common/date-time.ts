@@ -1,14 +1,12 @@
 /**
- * The DateTime scalar's input side and the plugin that refuses a bad one at its argument. The scalar reads a string
- * with the domain's one timestamp rule (src/domain/dates.ts: real calendar date and time, offset within ±23:59,
- * 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z). A string it refuses does not fail coercion (GraphQL would report
- * it without the field, as a variable error); it becomes a RefusedDateTime, and this plugin, on every field whose
- * arguments can hold a DateTime, turns it into VALIDATION_FAILED at the argument's path (`['input', 'expiresAt']`)
- * before the resolver runs. Like the storable-text plugin it sits inside the errors plugin, so a mutation with a result
- * union returns the refusal in-band, and /api renders it in its own envelope. A value that is not a string at all is a
- * type error, as for any scalar.
+ * The DateTime scalar's input side, and the check (run by ./argument-checks.ts) that refuses a bad one at its
+ * argument. The scalar reads a string with the domain's one timestamp rule (src/domain/dates.ts: real calendar date
+ * and time, offset within ±23:59, 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z). A string it refuses does not fail
+ * coercion (GraphQL would report it without the field, as a variable error); it becomes a RefusedDateTime, and the
+ * argument checks, on every field whose arguments can hold a DateTime, turn it into VALIDATION_FAILED at the
+ * argument's path (`['input', 'expiresAt']`) before the resolver runs (in-band for a mutation with a result union;
+ * /api renders it in its own envelope). A value that is not a string at all is a type error, as for any scalar.
  */
-import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import {
   GraphQLError,
   getNamedType,
@@ -16,7 +14,6 @@ import {
   isListType,
   isNonNullType,
   isScalarType,
-  type GraphQLFieldResolver,
   type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLResolveInfo,
@@ -88,36 +85,3 @@ export function assertDateTimeArgs(args: Record<string, unknown>, info: GraphQLR
     }
   }
 }
-
-export class DateTimeInputPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
-  override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types['Context'], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types['Context'], object> {
-    if (Object.keys(fieldConfig.args).length === 0) return resolver;
-    return (parent, args, context, info) => {
-      assertDateTimeArgs(args as Record<string, unknown>, info);
-      return resolver(parent, args, context, info);
-    };
-  }
-
-  override wrapSubscribe(
-    subscribe: GraphQLFieldResolver<unknown, Types['Context'], object> | undefined,
-    fieldConfig: PothosOutputFieldConfig<Types>,
-  ): GraphQLFieldResolver<unknown, Types['Context'], object> | undefined {
-    if (!subscribe || Object.keys(fieldConfig.args).length === 0) return subscribe;
-    return (parent, args, context, info) => {
-      assertDateTimeArgs(args as Record<string, unknown>, info);
-      return subscribe(parent, args, context, info);
-    };
-  }
-}
-
-declare global {
-  export namespace PothosSchemaTypes {
-    interface Plugins<Types extends SchemaTypes> {
-      dateTimeInput: DateTimeInputPlugin<Types>;
-    }
-  }
-}
-
-SchemaBuilder.registerPlugin('dateTimeInput', DateTimeInputPlugin);
-
-export default 'dateTimeInput' as const;
