@@ -1,6 +1,6 @@
 /**
  * The response objects of /openapi.json as zod schemas, one per wire format (rest-compat/v1/wire.ts,
- * rest-compat/v2/wire.ts, src/events/webhook-payloads.ts). Each has an `id`: it becomes a component
+ * rest-compat/v2/wire.ts, rest-compat/shared/webhook-payloads.ts). Each has an `id`: it becomes a component
  * (`#/components/schemas/<id>`). Objects are closed (no fields beyond these), so the integration tests, which check every
  * response against the document, notice a field added to a wire format and not here.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook payloads (src/events/webhook-payloads.ts) for the OpenAPI 3.1 `webhooks` section: one envelope
+ * The webhook payloads (rest-compat/shared/webhook-payloads.ts) for the OpenAPI 3.1 `webhooks` section: one envelope
  * `{id, type, createdAt, workspaceId, data}` whose invoice and deposit are in the wire format of the webhook's
  * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks.
  */

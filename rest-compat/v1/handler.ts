@@ -1,6 +1,6 @@
 /** The v1 request handler: route, run, answer errors in the v1 envelope (never a stack trace), each logged with the request id. */
 import { DomainError } from '../../src/domain/errors.ts';
-import { answerError, type ErrorLog } from '../../src/http/face-errors.ts';
+import { answerError, type ErrorLog } from '../shared/face-errors.ts';
 import { v1Routes, type V1Context } from './routes.ts';
 
 export async function handleV1(request: Request, ctx: V1Context, log: ErrorLog): Promise<Response> {

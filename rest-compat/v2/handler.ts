@@ -3,7 +3,7 @@
  * logged with the request id.
  */
 import { DomainError } from '../../src/domain/errors.ts';
-import { answerError, type ErrorLog } from '../../src/http/face-errors.ts';
+import { answerError, type ErrorLog } from '../shared/face-errors.ts';
 import { v2Routes, type V2Context } from './routes.ts';
 import { v2CashReceipt, type ReceiptView } from './wire.ts';
 

@@ -7,7 +7,7 @@
 import { authenticateClient, exchangeAuthorizationCode, revokeToken } from '../../src/domain/oauth/oauth.ts';
 import type { Deps } from '../../src/domain/deps.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { answerError, type ErrorLog } from '../../src/http/face-errors.ts';
+import { answerError, type ErrorLog } from '../shared/face-errors.ts';
 import { readTextBody } from '../shared/http.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };

@@ -16,7 +16,7 @@ import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { activeSigningSecrets } from '../domain/webhooks/webhooks.ts';
 import type { WebhookHttpClient } from './http-post.ts';
 import { WorkerLoop } from './loop.ts';
-import { webhookPayload } from './webhook-payloads.ts';
+import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
 
 /** Batches one runOnce() claims at most before it returns to the loop (which runs it again at once if more are due). */
 const MAX_CLAIMS_PER_RUN = 20;

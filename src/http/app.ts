@@ -52,7 +52,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { bankNotificationBody, DomainError } from '../domain/errors.ts';
-import { answerError, errorLog, errorResponse, logGraphQLErrors, type ErrorLog, type Face } from './face-errors.ts';
+import { answerError, errorLog, errorResponse, logGraphQLErrors, type ErrorLog, type Face } from '../../rest-compat/shared/face-errors.ts';
 import { Metrics, routeLabel } from './metrics.ts';
 import { graphQLIdempotency, idempotent, useIdempotencyGuard, type IdempotencyGuardContext } from './idempotency.ts';
 import { serveGraphQLOverWebSocket } from './graphql-ws.ts';
@@ -195,7 +195,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       useIdempotencyGuard(),
       {
         // Every error of a result (as the caller sees it, masked) logged with the request id: refusals at info, the
-        // service's own errors at error with their cause (src/http/face-errors.ts); subscription events one by one.
+        // service's own errors at error with their cause (rest-compat/shared/face-errors.ts); subscription events one by one.
         onResultProcess({ result, setResult, serverContext }: { result: unknown; setResult(r: unknown): void; serverContext: { errorLog?: ErrorLog } }) {
           const errors = serverContext.errorLog;
           if (!errors) return;

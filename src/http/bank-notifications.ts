@@ -5,7 +5,7 @@ import type { Deps } from '../domain/deps.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
 import { dateTimeRefusalError } from '../domain/prisma-errors.ts';
 import { json, readJsonBody } from '../../rest-compat/shared/http.ts';
-import { answerError, type ErrorLog } from './face-errors.ts';
+import { answerError, type ErrorLog } from '../../rest-compat/shared/face-errors.ts';
 
 /** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message, field?}. */
 export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { DomainError } from '../domain/errors.ts';
 import { openApiJson } from '../../rest-compat/openapi/document.ts';
-import { errorResponse } from './face-errors.ts';
+import { errorResponse } from '../../rest-compat/shared/face-errors.ts';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { DomainError } from '../domain/errors.ts';
-import { errorResponse } from './face-errors.ts';
+import { errorResponse } from '../../rest-compat/shared/face-errors.ts';
 
 export const GRAPHIQL_ASSETS_PREFIX = '/graphql/assets/';
 

@@ -12,7 +12,7 @@
  * - at most MAX_CONNECTIONS_PER_CLIENT connections at once per credential (per client address without one, or when it
  *   does not authenticate) on one instance: the next is closed with 1013 (Try Again Later) at its connection_init.
  *
- * Refusals are logged like HTTP's, with the operation's request id (face-errors.ts).
+ * Refusals are logged like HTTP's, with the operation's request id (rest-compat/shared/face-errors.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -23,7 +23,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { maskError, toGraphQLError } from '../graphql/common/errors.ts';
-import { errorLog, logGraphQLErrors } from './face-errors.ts';
+import { errorLog, logGraphQLErrors } from '../../rest-compat/shared/face-errors.ts';
 import { rateLimitKey, takeRateLimit, type RateLimiter } from './rate-limit.ts';
 
 /** Operations running at once on one connection. */

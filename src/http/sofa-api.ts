@@ -18,7 +18,7 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { OPENAPI_VERSION } from '../../rest-compat/openapi/document.ts';
 import { readTextBody } from '../../rest-compat/shared/http.ts';
-import { errorResponse, type ErrorLog } from './face-errors.ts';
+import { errorResponse, type ErrorLog } from '../../rest-compat/shared/face-errors.ts';
 
 export const SOFA_BASE = '/api';
 

@@ -1,5 +1,5 @@
 /**
- * How a face answers and logs an error (src/http/face-errors.ts): the level says whose fault it was — a refusal at
+ * How a face answers and logs an error (rest-compat/shared/face-errors.ts): the level says whose fault it was — a refusal at
  * info (a rate-limit refusal at debug), a dependency's failure at warn, the service's own at error with its stack —
  * and every line carries the request id.
  */
@@ -9,7 +9,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.ts';
 import { maskError, toGraphQLError } from '../../src/graphql/common/errors.ts';
-import { answerError, errorLog, errorResponse, logGraphQLErrors } from '../../src/http/face-errors.ts';
+import { answerError, errorLog, errorResponse, logGraphQLErrors } from '../../rest-compat/shared/face-errors.ts';
 
 function capture() {
   const lines: Record<string, any>[] = [];

@@ -1,7 +1,7 @@
 /**
  * Rendering errors for GraphQL: a DomainError becomes a GraphQLError rendered by graphQLErrorBody (`extensions.code`
  * the public code, with `data` and the field path where there are any, and the table's HTTP status); anything else is
- * masked. Masking does not log: the face logs each error of a result with its request id (src/http/face-errors.ts),
+ * masked. Masking does not log: the face logs each error of a result with its request id (rest-compat/shared/face-errors.ts),
  * and finds a masked error's cause with maskedCause.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';

@@ -23,10 +23,10 @@ import {
   v2Envelope,
   type DomainError,
   type ErrorLike,
-} from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
-import { domainErrorOf, maskedCause } from '../graphql/common/errors.ts';
-import { json, RETRY_AFTER_UNAVAILABLE } from '../../rest-compat/shared/http.ts';
+} from '../../src/domain/errors.ts';
+import { isDatabaseUnavailable } from '../../src/domain/prisma-errors.ts';
+import { domainErrorOf, maskedCause } from '../../src/graphql/common/errors.ts';
+import { json, RETRY_AFTER_UNAVAILABLE } from './http.ts';
 
 /** The error bodies of the service: v1, v2, GraphQL (/graphql and /api), `{code, message}` (bank notifications and the service's own paths), OAuth. */
 export type Face = 'v1' | 'v2' | 'graphql' | 'bank' | 'oauth';

@@ -4,10 +4,10 @@
  * where `invoice` (and `transaction`) are in the wire format of the webhook's version: v1 objects with v1 timestamps,
  * or v2 objects with Unix seconds. `trigger` is DEPOSIT or API_CALL on invoice.paid, with the matched deposit.
  */
-import type { Event } from '../generated/prisma/client.ts';
-import { webhookEventType, type WebhookVersionName } from '../domain/webhooks/routing.ts';
-import { v1Invoice, v1Time, v1Transaction, type GqlTransaction } from '../../rest-compat/v1/wire.ts';
-import { v2Invoice, v2Time, type InvoiceView } from '../../rest-compat/v2/wire.ts';
+import type { Event } from '../../src/generated/prisma/client.ts';
+import { webhookEventType, type WebhookVersionName } from '../../src/domain/webhooks/routing.ts';
+import { v1Invoice, v1Time, v1Transaction, type GqlTransaction } from '../v1/wire.ts';
+import { v2Invoice, v2Time, type InvoiceView } from '../v2/wire.ts';
 
 interface InvoiceSnapshot extends InvoiceView {
   workspaceId: string;
