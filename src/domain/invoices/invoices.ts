@@ -16,7 +16,7 @@ import { isId, newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
-import { invoiceSearchText, parseCreateInvoiceInput } from './invoice-input.ts';
+import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus } from './invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { addHistory } from './history.ts';
@@ -356,14 +356,11 @@ export async function deleteInvoice(deps: Deps, principal: Principal | null, id:
   });
 }
 
-export const CANCEL_REASON_MAX = 200;
-
 /** cancelInvoice (POST /v2/invoices/{id}/cancel): pending or expired → canceled with reason and who; invoice.canceled. */
-export async function cancelInvoice(deps: Deps, principal: Principal | null, id: unknown, reason: unknown) {
+export async function cancelInvoice(deps: Deps, principal: Principal | null, id: unknown, raw: unknown) {
   const p = requirePrincipal(principal);
   assertCanWrite(p);
-  if (reason !== undefined && reason !== null && typeof reason !== 'string') throw new DomainError('BAD_REQUEST', { path: ['reason'] });
-  if (typeof reason === 'string' && [...reason].length > CANCEL_REASON_MAX) throw new DomainError('CANCEL_REASON_TOO_LONG', { path: ['reason'] });
+  const { reason } = parseCancelInvoiceRequest(raw);
   return inTransaction(deps, async (tx) => {
     const invoice = await loadInvoiceFor(tx, p, id);
     const now = deps.clock.now();
@@ -371,10 +368,10 @@ export async function cancelInvoice(deps: Deps, principal: Principal | null, id:
     const canceled = await applyInvoiceTransition(tx, invoice, 'CANCEL', now, {
       canceledAt: now,
       canceledBy: actor,
-      cancelReason: (reason as string | undefined) ?? null,
+      cancelReason: reason,
     });
-    await addHistory(tx, canceled.id, 'canceled', now, actor, { reason: reason ?? null });
-    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason: reason ?? null })]);
+    await addHistory(tx, canceled.id, 'canceled', now, actor, { reason });
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason })]);
     return canceled;
   });
 }
