@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { bankNotificationSchema } from '../../src/domain/deposits/deposits.ts';
+import { bankNotificationSchema } from '../../src/domain/deposits/bank-notification.ts';
 import { kstDateSchema } from '../../src/domain/dates.ts';
 import type { ErrorCode } from '../../src/domain/errors.ts';
 import { createInvoiceSchema } from '../../src/domain/invoices/invoice-input.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCancelRequest, parseIssueRequest, parseReissueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { parseBankNotification } from '../../src/domain/deposits/bank-notification.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
