@@ -32,16 +32,8 @@ export function exactCandidatesSql(s: SqlParams, e: { workspaceId: string; bankA
 }
 
 /**
- * Pending, unexpired invoices of the workspace with the deposit's amount that can receive on its account and whose
- * name could match it — fetched through indexes, never by scanning every invoice of that amount:
- *  - EXACT hits are the invoices named like the deposit (normalised: customerNameKey; `exact`: already read by the
- *    caller); when there are any, they decide, unless the deposit's name is exactly the bank's truncation length;
- *  - otherwise: invoices whose bracket-free name equals the deposit's bracket-free name (BRACKET_REMOVAL, index on
- *    customerNameBare), and, when the deposit's normalised name has exactly the bank's truncation length, invoices
- *    whose normalised name starts with it (NAME_PREFIX, text_pattern_ops index on customerNameKey; they compete with
- *    EXACT hits, so such a deposit with EXACT hits costs this second lookup). decideMatch() then picks among them
- *    (and drops bracket-free hits whose bracket text differs from the deposit's).
- * `complete` is false when a lookup was cut at CANDIDATE_LIMIT (`candidates` then hold its first CANDIDATE_LIMIT rows).
+ * The invoices a deposit could pay whose name could match it, through the name indexes: EXACT hits decide when there
+ * are any, else BRACKET_REMOVAL hits; NAME_PREFIX hits compete with either when the name may be truncated.
  */
 export async function matchCandidates(
   db: Sql,
@@ -60,6 +52,7 @@ export async function matchCandidates(
     const { s, e } = at();
     exact = await q<Invoice>(exactCandidatesSql(s, { ...e, name: s.p(depositName) }), s.values);
   }
+  // `complete` is false when a lookup was cut at CANDIDATE_LIMIT (decideMatch must then not let the limit decide).
   const exactComplete = exact.length <= CANDIDATE_LIMIT;
   const exactRead = exact.slice(0, CANDIDATE_LIMIT);
   // A name of exactly the bank's truncation length may be a longer name cut short: the invoices it begins compete.
@@ -76,9 +69,8 @@ export async function matchCandidates(
 }
 
 /**
- * BRACKET_REMOVAL and NAME_PREFIX candidates (`bare`: the deposit's bracket-free name; `prefix`: a LIKE pattern of
- * its normalised name, or null), oldest first, at most CANDIDATE_LIMIT + 1. Sent with its values (a custom plan: LIKE
- * 'prefix%' uses the text_pattern_ops index only with the pattern known). Exported for the plan test.
+ * BRACKET_REMOVAL and NAME_PREFIX candidates (`bare`: the bracket-free name; `prefix`: a LIKE pattern, or null). Sent
+ * with its values: LIKE 'prefix%' uses the text_pattern_ops index only with the pattern known. Exported for the plan test.
  */
 export function nameCandidatesSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; now: Date; bare: string; prefix: string | null }): string {
   const b = s.p(e.bare);

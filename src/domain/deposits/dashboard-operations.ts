@@ -43,11 +43,8 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
 }
 
 /**
- * unmatchTransaction (dashboard): the deposit becomes unmatched and its invoice returns to pending. Refused with
- * INVOICE_ALREADY_EXISTS (data: the other invoice's id and number) when, while it was paid, another pending invoice
- * of the same name and amount on overlapping accounts was created: two would then wait for one deposit (the conflict
- * check of create, under its advisory lock, so a create at the same moment waits for this and is refused in turn).
- * An invoice past its expiry comes back expired and conflicts with nothing.
+ * unmatchTransaction (dashboard): the deposit becomes unmatched and its invoice pending again, unless another pending
+ * invoice of the same name and amount was created meanwhile (INVOICE_ALREADY_EXISTS: two would wait for one deposit).
  */
 export async function unmatchTransaction(deps: Deps, principal: Principal | null, transactionId: unknown) {
   const p = requireSession(principal);
@@ -56,7 +53,8 @@ export async function unmatchTransaction(deps: Deps, principal: Principal | null
     if (!trx.matchedInvoiceId) throw new DomainError('TRANSACTION_NOT_MATCHED');
     const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: trx.matchedInvoiceId } });
     const now = deps.clock.now();
-    // Only an invoice that comes back payable by a deposit can conflict (past its expiry it comes back EXPIRED).
+    // Only an invoice that comes back payable by a deposit can conflict (past its expiry it comes back EXPIRED); the
+    // conflict check's advisory lock makes a create at the same moment wait for this and be refused in turn.
     if (mayStartFrom('DEPOSIT_MATCH', { status: 'PENDING', expiresAt: invoice.expiresAt }, now)) {
       const conflict = await findConflictingInvoice(rawOf(tx), {
         workspaceId: invoice.workspaceId,

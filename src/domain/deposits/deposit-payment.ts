@@ -14,11 +14,8 @@ import type { AutoMatchMethod } from './name-matching.ts';
 const DEPOSIT_MATCH = INVOICE_TRANSITIONS.DEPOSIT_MATCH;
 
 /**
- * The conditional pending → paid update of a matched invoice (RETURNING the paid row): it pays only an invoice that is
- * still what was matched — pending and unexpired, with the amount, name and receiving accounts it was chosen for (a
- * concurrent deposit or mark-as-paid that paid it first, a cancel, or a PATCH committed since the candidate read
- * makes it match nothing: PostgreSQL re-checks the condition on the row as it is now). With `unchangedSince`, also
- * only if nothing else about it changed (its paid row is then known without reading it back).
+ * The deposit's payment as one conditional update: only while the invoice is still what was matched (a concurrent
+ * payment, cancel or PATCH makes it match nothing). `unchangedSince`: also only if nothing else about it changed.
  */
 export function payInvoiceSql(s: SqlParams, candidate: Invoice, now: Date, opts: { unchangedSince?: Date } = {}): string {
   const at = s.p(now.toISOString(), '::timestamptz');

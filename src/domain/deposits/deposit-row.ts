@@ -15,10 +15,8 @@ function transactionSearchText(accountNumber: string, depositorName: string): st
 }
 
 /**
- * A verification deposit (spec: 1-won verification): 1 won, named with the account's verification code (compared
- * normalised as deposit names are, depositor-name.ts, and without whitespace, as BRACKET_REMOVAL compares: `937 368`
- * and `９３７３６８` are the code 937368). It verifies an unverified account; verified or not, it is stored hidden and
- * never pays an invoice (not even one named after the code), automatically or by hand.
+ * A verification deposit (spec: 1-won verification): 1 won, named with the account's code, compared as deposit names
+ * are but without whitespace (`937 368`, `９３７３６８`). It is stored hidden and never pays an invoice.
  */
 export function isVerificationDeposit(account: Pick<BankAccount, 'verificationCode'>, d: { amount: number; depositorName: string }): boolean {
   return d.amount === 1 && verificationForm(d.depositorName) === verificationForm(account.verificationCode);

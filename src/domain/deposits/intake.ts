@@ -19,16 +19,8 @@ import { matchedDepositWrites } from './matched-deposit-writer.ts';
 import { decideMatch } from './name-matching.ts';
 
 /**
- * ingestBankNotification (POST /bank-notifications): authenticated by the account's notification token. Returns the
- * stored transaction and whether it was new; the same notificationId again returns the first one and changes nothing.
- *
- * The hot path of the service (every deposit of every merchant), so it runs on the driver, not the ORM (which took a
- * dozen statements and ~11-15 ms of CPU per deposit; test/bench/README.md): one read for the account, an earlier
- * copy of the notification and the exact-name candidates, then — in the common cases — one statement that stores the
- * deposit and, when it matches, pays the invoice and writes its history line, the buyer's e-mail and the
- * `invoice.paid` event (atomic: one statement is one transaction), which live subscribers get at once. The other
- * cases (a verification deposit, an invoice that also gets a cash receipt, an invoice changed since it was read)
- * take one transaction of several statements.
+ * ingestBankNotification (POST /bank-notifications), authenticated by the account's notification token: the stored
+ * deposit and whether it is new (the same notificationId again returns the first and changes nothing).
  */
 export async function ingestBankNotification(deps: Deps, token: string | null, raw: unknown): Promise<{ transaction: Transaction; created: boolean }> {
   if (!token) throw new DomainError('UNAUTHENTICATED');
@@ -40,9 +32,8 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
   } catch (e) {
     invalid = e;
   }
-  // One round trip: the account, its workspace's e-mail setting, an earlier copy of this notification, and the
-  // invoices named exactly like the depositor, compared normalised (the candidates that decide when there are any;
-  // see matchCandidates).
+  // The hot path, so on the driver: one round trip reads the account, its workspace's e-mail setting, an earlier copy
+  // of this notification and the EXACT candidates; the common cases then take one statement, the others a transaction.
   const now = deps.clock.now();
   const s = new SqlParams();
   const tokenHash = s.p(sha256Hex(token));
@@ -92,13 +83,8 @@ async function storedTransaction(deps: Deps, id: string): Promise<Transaction> {
 }
 
 /**
- * The common cases in one statement (no BEGIN/COMMIT round trips): the candidates are read first; then a deposit that
- * matches nothing or several invoices is stored (noted), and one that matches exactly one invoice is stored together
- * with paying it, its history line, the buyer's e-mail and its `invoice.paid` event — all or nothing (in a statement
- * shared with the workspace's other matched deposits that arrive meanwhile: matchedDepositWrites). Returns
- * `{ fallBack }`, having written nothing, when the deposit needs the full transaction (storeDeposit): a verification
- * deposit, an account that does not match, an invoice that also gets a cash receipt, or one that changed (or was paid
- * by another deposit: `lostCandidateId`) since it was read.
+ * The common cases in one statement: a deposit that matches nothing or several invoices is stored noted; one that
+ * matches exactly one goes to the matched-deposit writer. `{ fallBack }`, with nothing written, asks for storeDeposit.
  */
 async function storeDepositInOneStatement(
   deps: Deps,
@@ -107,6 +93,7 @@ async function storeDepositInOneStatement(
   n: BankNotification,
   read: { now: Date; exact: Invoice[] },
 ): Promise<Transaction | { fallBack: true; lostCandidateId?: string }> {
+  // A verification deposit, an account that cannot receive, or (below) an invoice that also gets a cash receipt.
   if (isVerificationDeposit(account, n) || !account.verifiedAt || !account.active) return { fallBack: true };
   const now = read.now;
   const deposit = newDeposit(account, n, now, { verification: false });
@@ -127,9 +114,8 @@ async function storeDepositInOneStatement(
 }
 
 /**
- * Stores a new deposit in the caller's transaction: a verification deposit (1 won, named with the account's code) is
- * stored hidden and never matched, and verifies the account if it is not yet; any other deposit on a verified, active
- * account is matched.
+ * Stores a new deposit in the caller's transaction: a verification deposit is stored hidden, never matched, and
+ * verifies its account; any other deposit on a verified, active account is matched (matchDeposit).
  */
 async function storeDeposit(deps: Deps, q: RawQuery, account: BankAccount, n: BankNotification, now: Date, lostCandidateId?: string): Promise<Transaction> {
   const isVerification = isVerificationDeposit(account, n);

@@ -38,10 +38,8 @@ async function noteUnmatched(q: RawQuery, trx: Transaction, note: Record<string,
 }
 
 /**
- * Matches a just-stored deposit (spec: States — matching deposit). One deposit pays at most one invoice (this runs
- * once, in the transaction that stores it); one invoice is paid by at most one deposit (the pending → paid update is
- * conditional, and `matchedInvoiceId` is unique). Ambiguity leaves the deposit unmatched with the candidates noted.
- * `lostCandidateId`: the invoice this deposit matched when first read, which changed before it could be paid.
+ * Matches a just-stored deposit in its transaction (spec: States — matching deposit); an ambiguous match is noted.
+ * `lostCandidateId`: the invoice it matched when first read, which changed before it could be paid.
  */
 export async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, now: Date, lostCandidateId?: string): Promise<Transaction> {
   for (let attempt = 1; ; attempt++) {

@@ -23,15 +23,11 @@ export interface MatchedDepositWrite {
 export type MatchedDepositResult = Transaction | { fallBack: true; lostCandidateId: string };
 
 /**
- * Stores matched deposits of one workspace in one statement (one transaction): for each, the conditional payment of
- * its invoice, the deposit linked to it, the history line, the buyer's e-mail, and the `invoice.paid` event — all or
- * nothing per deposit. A deposit whose invoice changed since it was read (or was paid by another deposit) is not
- * stored: `{ fallBack, lostCandidateId }` (storeDeposit then matches it again). The invoices are locked in id order
- * (the CTEs run in the order written), so two such statements never wait for each other in a cycle; the events are
- * numbered in that order. After the commit, live subscribers hear of the payments, with the invoices as the statement
- * left them; only the statement can throw. Exported for tests.
+ * Stores matched deposits of one workspace in one statement, all or nothing per deposit; one whose invoice changed
+ * since it was read is not stored (`fallBack`). Live subscribers hear of the payments after the commit. For tests too.
  */
 export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId: string, items: readonly MatchedDepositWrite[]): Promise<MatchedDepositResult[]> {
+  // The invoices are locked, and the events numbered, in id order: two such statements never wait for each other in a cycle.
   const order = items.map((_, i) => i).sort((a, b) => (items[a]!.candidate.id < items[b]!.candidate.id ? -1 : items[a]!.candidate.id > items[b]!.candidate.id ? 1 : a - b));
   const sorted = order.map((i) => items[i]!);
   const s = new SqlParams();

@@ -11,12 +11,8 @@ const MATCHED_DEPOSITS_TIMEOUT_MS = 30_000;
 const matchedDepositBatchers = new WeakMap<Deps, KeyedBatcher<MatchedDepositWrite, MatchedDepositResult>>();
 
 /**
- * The writer of matched deposits, one per app: per workspace, one statement at a time. Each such statement takes the
- * workspace's row lock until it commits (event sequence numbers, src/domain/events/outbox.ts), so deposits of one
- * workspace commit one after another anyway; writing those that arrive meanwhile in the next statement together makes
- * a burst, or the backlog of a database stall, one commit instead of a queue of commits each waiting for the last.
- * Two deposits paying the same invoice never share a statement (PostgreSQL would apply only one of two updates of a
- * row in one statement, without saying which): the second waits for the next one, where it finds the invoice paid.
+ * The writer of matched deposits, one per app. A workspace's deposits commit one after another anyway (its row lock,
+ * outbox.ts), so those arriving meanwhile go into the next statement together: one commit for a burst.
  */
 export function matchedDepositWrites(deps: Deps) {
   let batcher = matchedDepositBatchers.get(deps);
@@ -24,6 +20,7 @@ export function matchedDepositWrites(deps: Deps) {
     batcher = new KeyedBatcher((workspaceId, items) => storeMatchedDeposits(deps, workspaceId, items), {
       max: MATCHED_DEPOSITS_PER_STATEMENT,
       timeoutMs: MATCHED_DEPOSITS_TIMEOUT_MS,
+      // Two payments of one invoice never share a statement (PostgreSQL would apply one of them, without saying which).
       fits: (batch, item) => batch.every((b) => b.candidate.id !== item.candidate.id),
     });
     matchedDepositBatchers.set(deps, batcher);

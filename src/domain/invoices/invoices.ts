@@ -69,14 +69,6 @@ export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extr
   };
 }
 
-/**
- * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two pending, unexpired invoices with the same depositor
- * name and amount on overlapping receiving accounts (empty = all accounts, overlapping everything). Names are the same
- * when they compare equal for matching (normalised, depositor-name.ts: 'JohnKim' and 'JOHNKIM', NFC and NFD 홍길동):
- * a deposit would hit both by EXACT and could pay neither. A transaction-scoped advisory lock on (workspace,
- * normalised name, amount) serialises exactly the creates and updates that could conflict, so two at the same moment
- * cannot both pass.
- */
 /** The conflict check's lookup ($2 the normalised name; index Invoice_name_prefix_idx). Exported for the plan test. */
 export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
       WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND ${transitionFromSql('DEPOSIT_MATCH', '$4::timestamptz')}
@@ -84,11 +76,16 @@ export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
         AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
       LIMIT 1`;
 
+/**
+ * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two payable invoices of the same normalised name and
+ * amount on overlapping accounts (empty = all), since a deposit would hit both and could pay neither.
+ */
 export async function findConflictingInvoice(
   q: RawQuery,
   args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
 ): Promise<{ id: string; number: number } | null> {
   const name = normalizeName(args.customerName);
+  // A transaction-scoped lock on (workspace, name, amount) serialises exactly the creates and updates that could conflict.
   await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${name}\u0001${args.amount}`], { prepare: true });
   const rows = await q<{ id: string; number: number }>(
     CONFLICTING_INVOICE_SQL,
@@ -99,10 +96,8 @@ export async function findConflictingInvoice(
 }
 
 /**
- * Stores a new invoice in one statement: takes the next invoice number and event sequence of the workspace (locking
- * its row until commit), inserts the invoice, its `created` history line and its `invoice.created` outbox event, and
- * returns the invoice row as Prisma would. Raw SQL because this is the hot path of POST /v1/invoices (measured by
- * `npm run bench`): one round trip instead of four ORM writes, and no query compiler.
+ * Stores a new invoice in one statement: the workspace's next number and event sequence, the invoice, its `created`
+ * history line and `invoice.created` event. Raw SQL because POST /v1/invoices is a hot path: one round trip.
  */
 async function insertNewInvoice(
   q: RawQuery,
@@ -246,9 +241,8 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
 }
 
 /**
- * Loads an invoice the principal may handle: malformed id → INVALID_INVOICE_ID; missing → INVOICE_NOT_FOUND; another
- * workspace's → FOREIGN_INVOICE (v1 403, elsewhere not found); outside an account-limited key's scope → OUT_OF_SCOPE; canceled and `hideCanceled` (v1) →
- * INVOICE_NOT_FOUND.
+ * Loads an invoice the principal may handle: INVALID_INVOICE_ID, INVOICE_NOT_FOUND, FOREIGN_INVOICE (v1 403), or
+ * OUT_OF_SCOPE for an account-limited key; canceled with `hideCanceled` (v1) → INVOICE_NOT_FOUND.
  */
 export async function loadInvoiceFor(
   db: Tx | Deps['prisma'],
