@@ -28,7 +28,7 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
     }
     const invoice = await loadInvoiceFor(tx, p, invoiceId);
     const now = deps.clock.now();
-    await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'DEPOSIT' });
+    const paid = await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'DEPOSIT' });
     // Link the deposit only if it is still unmatched (the row lock makes two manual matches of one deposit take turns).
     const claimed = await tx.transaction.updateMany({
       where: { id: trx.id, matchedInvoiceId: null },
@@ -36,7 +36,6 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
     });
     if (claimed.count === 0) throw new DomainError('TRANSACTION_ALREADY_MATCHED');
     const matched = await tx.transaction.findUniqueOrThrow({ where: { id: trx.id } });
-    const paid = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
     await afterDepositPaid(rawOf(tx), matched, paid, 'MANUAL', now, actorOf(p));
     return matched;
   });

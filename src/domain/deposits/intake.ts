@@ -60,7 +60,7 @@ export async function ingestBankNotification(deps: Deps, token: string | null, r
       exact: exactCandidates.map(invoiceFromJson),
     });
     const transaction =
-      'id' in first ? first : await inRawTransaction(deps, (q) => storeDeposit(deps, q, account, notification, deps.clock.now(), first.lostCandidateId));
+      'id' in first ? first : await inRawTransaction(deps, (q) => storeDeposit(q, account, notification, deps.clock.now(), first.lostCandidateId));
     deps.observe?.matchOutcome(matchOutcomeOf(transaction));
     return { transaction, created: true };
   } catch (e) {
@@ -117,7 +117,7 @@ async function storeDepositInOneStatement(
  * Stores a new deposit in the caller's transaction: a verification deposit is stored hidden, never matched, and
  * verifies its account; any other deposit on a verified, active account is matched (matchDeposit).
  */
-async function storeDeposit(deps: Deps, q: RawQuery, account: BankAccount, n: BankNotification, now: Date, lostCandidateId?: string): Promise<Transaction> {
+async function storeDeposit(q: RawQuery, account: BankAccount, n: BankNotification, now: Date, lostCandidateId?: string): Promise<Transaction> {
   const isVerification = isVerificationDeposit(account, n);
   const s = new SqlParams();
   const [trx] = await q<Transaction>(depositInsertSql(s, newDeposit(account, n, now, { verification: isVerification })), s.values);
