@@ -13,7 +13,8 @@ export const V2_EXPIRES_AT: ExpiresAtWire = {
   schema: z
     .number({ error: fail('INVALID_EXPIRES_AT') })
     .int()
-    .transform((s, ctx) => fromUnixSeconds(s) ?? (ctx.addIssue({ code: 'custom', message: fail('INVALID_EXPIRES_AT') }), z.NEVER)),
+    .refine((s) => fromUnixSeconds(s) !== null, { error: fail('INVALID_EXPIRES_AT') })
+    .transform((s) => fromUnixSeconds(s) as Date),
   description: 'New expiry in Unix seconds: later than now and within 365 days; null removes the expiry.',
 };
 
