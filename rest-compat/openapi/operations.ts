@@ -4,7 +4,7 @@
  * ./components.ts; errors are listed as domain codes and rendered per version through ERROR_TABLE (src/domain/errors.ts).
  */
 import { z } from 'zod';
-import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema, sendEmailRequestSchema } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema, sendEmailRequestSchema } from '../../src/domain/cash-receipts/requests.ts';
 import { bankNotificationSchema } from '../../src/domain/deposits/deposits.ts';
 import { kstDateSchema } from '../../src/domain/dates.ts';
 import type { ErrorCode } from '../../src/domain/errors.ts';

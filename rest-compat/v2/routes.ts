@@ -3,7 +3,7 @@
  * Each route authenticates, runs the same GraphQL operation as the GraphQL face, and renders the v2 wire format.
  */
 import { assertCanWrite, assertNotSession, requirePrincipal } from '../../src/domain/auth/rules.ts';
-import { parseCancelRequest, parseReissueRequest, parseSendEmailRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { parseCancelRequest, parseReissueRequest, parseSendEmailRequest } from '../../src/domain/cash-receipts/requests.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { isId } from '../../src/domain/ids.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';

@@ -1,7 +1,7 @@
 /** `node(id:)` and `nodes(ids:)`: any object by its prefixed id, with the same visibility rules as its own query. */
 import type { Principal } from '../domain/auth/principal.ts';
 import { bankAccountInScope, requirePrincipal } from '../domain/auth/rules.ts';
-import { loadReceiptFor } from '../domain/cash-receipts/cash-receipts.ts';
+import { loadReceiptFor } from '../domain/cash-receipts/reads.ts';
 import { loadTransactionFor } from '../domain/deposits/deposits.ts';
 import { DomainError } from '../domain/errors.ts';
 import { eventsVisibleNow } from '../domain/events/visibility.ts';

@@ -19,7 +19,7 @@ import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
 import { INVOICE_TRANSITIONS, applyInvoiceTransition, mayStartFrom, transitionFromSql } from '../invoices/invoice-state.ts';
-import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
+import { autoIssueForPaidInvoice } from '../cash-receipts/issue.ts';
 import { emailInsertCtes, enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';

@@ -18,7 +18,7 @@ import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus, expirySql, statusSql, transitionFromSql } from './invoice-state.ts';
-import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
+import { autoIssueForPaidInvoice } from '../cash-receipts/issue.ts';
 import { addHistory } from './history.ts';
 
 export { addHistory } from './history.ts';
