@@ -1,6 +1,7 @@
 /** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
 import type { GraphQLResolveInfo } from 'graphql';
-import { getTransaction, listTransactionIds, matchNoteVisibleTo, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
+import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
+import { getTransaction, listTransactionIds, matchNoteVisibleTo, type TransactionListFilter } from '../../domain/deposits/transaction-reads.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
