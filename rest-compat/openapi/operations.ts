@@ -4,16 +4,16 @@
  * ./components.ts; errors are listed as domain codes and rendered per version through ERROR_TABLE (src/domain/errors.ts).
  */
 import { z } from 'zod';
-import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { bankNotificationSchema } from '../../src/domain/deposits/deposits.ts';
+import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema, sendEmailRequestSchema } from '../../src/domain/cash-receipts/requests.ts';
+import { bankNotificationSchema } from '../../src/domain/deposits/bank-notification.ts';
 import { kstDateSchema } from '../../src/domain/dates.ts';
 import type { ErrorCode } from '../../src/domain/errors.ts';
-import { createInvoiceSchema } from '../../src/domain/invoices/invoice-input.ts';
+import { cancelInvoiceRequestSchema, createInvoiceSchema } from '../../src/domain/invoices/invoice-input.ts';
 import { INVOICE_TRANSITIONS, type InvoiceTrigger } from '../../src/domain/invoices/invoice-state.ts';
 import { invoiceChangesSchema } from '../../src/domain/invoices/update-invoice.ts';
 import { limitSchema, offsetSchema } from '../../src/domain/paging.ts';
 import { queryBooleanSchema } from '../shared/http.ts';
-import { cancelInvoiceBodySchema, sendEmailBodySchema } from '../v2/requests.ts';
+import { V2_EXPIRES_AT } from '../v2/wire.ts';
 import { BankNotificationAccepted, OAuthRevoked, OAuthToken, V1CashReceipt, V1Invoice, V1Transaction, V2CashReceipt, V2Invoice, V2InvoiceWithHistory, idOf } from './components.ts';
 
 export type Face = 'v1' | 'v2' | 'oauth' | 'bank';
@@ -65,18 +65,18 @@ const V2Sent = z.object({ code: V2_OK }).meta({ id: 'V2EmailSent', description: 
 // ───────────────────────────── request bodies (the parsers' schemas, named) ─────────────────────────────
 
 const CreateInvoiceRequest = createInvoiceSchema.meta({ id: 'CreateInvoiceRequest', description: 'POST /v1/invoices: fields in the spec\'s order.' });
-const UpdateInvoiceRequest = invoiceChangesSchema(new Date(0)).meta({
+const UpdateInvoiceRequest = invoiceChangesSchema(new Date(0), V2_EXPIRES_AT).meta({
   id: 'UpdateInvoiceRequest',
   description: 'PATCH /v2/invoices/{id}: only sent fields change; null clears e-mail, phone, cashReceipt and the expiry. At least one field must change.',
 });
-const CancelInvoiceRequest = cancelInvoiceBodySchema.meta({ id: 'CancelInvoiceRequest', description: 'POST /v2/invoices/{id}/cancel (body optional).' });
+const CancelInvoiceRequest = cancelInvoiceRequestSchema.meta({ id: 'CancelInvoiceRequest', description: 'POST /v2/invoices/{id}/cancel (body optional).' });
 const IssueCashReceiptRequest = issueRequestSchema.meta({ id: 'IssueCashReceiptRequest', description: 'POST /v1/cash-receipts.' });
 const CancelCashReceiptRequest = cancelRequestSchema.meta({ id: 'CancelCashReceiptRequest', description: 'POST /v2/cash-receipts/{id}/cancel: full or partial.' });
-const ReissueCashReceiptRequest = reissueRequestSchema('PERSONAL').meta({
+const ReissueCashReceiptRequest = reissueRequestSchema.meta({
   id: 'ReissueCashReceiptRequest',
   description: 'POST /v2/cash-receipts/{id}/reissue: amount, buyer and invoice come from the failed original.',
 });
-const SendCashReceiptEmailRequest = sendEmailBodySchema.meta({ id: 'SendCashReceiptEmailRequest', description: 'POST /v2/cash-receipts/{id}/send-email.' });
+const SendCashReceiptEmailRequest = sendEmailRequestSchema.meta({ id: 'SendCashReceiptEmailRequest', description: 'POST /v2/cash-receipts/{id}/send-email.' });
 const BankNotificationRequest = bankNotificationSchema.meta({ id: 'BankNotification', description: 'One deposit notification of a bank feed.' });
 
 const clientAuthFields = {

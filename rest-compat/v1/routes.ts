@@ -8,7 +8,7 @@ import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, queryBoolean, queryString, readJsonBody } from '../shared/http.ts';
 import { CASH_RECEIPT_FIELDS, V1_INVOICE_FIELDS, V1_TRANSACTION_FIELDS, v1CashReceipt, v1Invoice, v1Transaction, type GqlCashReceipt, type GqlInvoice, type GqlTransaction } from './wire.ts';
-import { parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { parseIssueRequest } from '../../src/domain/cash-receipts/requests.ts';
 import { DomainError, type ErrorCode } from '../../src/domain/errors.ts';
 import { isStorableText } from '../../src/domain/request-schema.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';

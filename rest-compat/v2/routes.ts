@@ -3,18 +3,18 @@
  * Each route authenticates, runs the same GraphQL operation as the GraphQL face, and renders the v2 wire format.
  */
 import { assertCanWrite, assertNotSession, requirePrincipal } from '../../src/domain/auth/rules.ts';
-import { parseCancelRequest, parseReissueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { parseCancelRequest, parseReissueRequest, parseSendEmailRequest } from '../../src/domain/cash-receipts/requests.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { isId } from '../../src/domain/ids.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { CASH_RECEIPT_FIELDS, type GqlCashReceipt } from '../v1/wire.ts';
 import { ON_ERROR, run } from '../shared/execute.ts';
 import { RouteTable, json, readJsonBody } from '../shared/http.ts';
-import { V2_INVOICE_FIELDS, v2Invoice, v2Time, type InvoiceView } from './wire.ts';
+import { V2_EXPIRES_AT, V2_INVOICE_FIELDS, v2Invoice, v2Time, type InvoiceView } from './wire.ts';
 import { v2CashReceipt } from './wire.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';
-import { parseCancelInvoiceBody, parseSendEmailBody } from './requests.ts';
+import { parseCancelInvoiceRequest } from '../../src/domain/invoices/invoice-input.ts';
 import { queryString } from '../shared/http.ts';
 
 export interface V2Context extends GraphQLContext {
@@ -79,18 +79,15 @@ export const v2Routes = new RouteTable<V2Context>()
     const id = invoiceId(params.id);
     const body = await readJsonBody(req, ctx.maxBodyBytes);
     if (body === undefined) throw new DomainError('BAD_REQUEST', { message: 'A JSON body is required.' });
-    parseInvoiceChanges(body, ctx.deps.clock.now());
-    const b = body as Record<string, unknown>;
-    const input: Record<string, unknown> = {};
-    for (const k of ['customer', 'amount', 'extendDays', 'bankAccountIds', 'cashReceipt', 'resendGuideEmail']) if (b[k] !== undefined) input[k] = b[k];
-    if (b.expiresAt !== undefined) input.expiresAt = b.expiresAt === null ? null : new Date((b.expiresAt as number) * 1000).toISOString();
+    const changes = parseInvoiceChanges(body, ctx.deps.clock.now(), V2_EXPIRES_AT);
+    const input = { ...changes, expiresAt: changes.expiresAt && changes.expiresAt.toISOString() };
     const data = await run<{ updateInvoice: { invoice: InvoiceView } }>(ctx, UPDATE_INVOICE, { id, input });
     return ok(v2Invoice(data.updateInvoice.invoice));
   })
   .add('POST', '/v2/invoices/:id/cancel', async (req, params, ctx) => {
     v2Principal(ctx, true);
     const id = invoiceId(params.id);
-    const { reason } = parseCancelInvoiceBody(await readJsonBody(req, ctx.maxBodyBytes));
+    const { reason } = parseCancelInvoiceRequest(await readJsonBody(req, ctx.maxBodyBytes));
     const data = await run<{ cancelInvoice: { invoice: InvoiceView } }>(ctx, CANCEL_INVOICE, { id, reason });
     return ok(v2Invoice(data.cancelInvoice.invoice));
   })
@@ -109,18 +106,15 @@ export const v2Routes = new RouteTable<V2Context>()
   .add('POST', '/v2/cash-receipts/:id/reissue', async (req, params, ctx) => {
     const p = v2Principal(ctx, true);
     const id = receiptId(params.id);
-    const body = await readJsonBody(req, ctx.maxBodyBytes);
-    // Shape errors first (the original's type is checked by the domain once the receipt is loaded).
-    parseReissueRequest(body, 'PERSONAL');
-    const b = (body ?? {}) as Record<string, unknown>;
-    const input = { ...(b.identifier != null ? { identifier: b.identifier } : {}), ...(b.type != null ? { type: b.type } : {}), ...(b.selfIssued != null ? { selfIssued: b.selfIssued } : {}) };
+    // The shape here; what needs the original's type is judged by the domain once the receipt is loaded.
+    const input = parseReissueRequest(await readJsonBody(req, ctx.maxBodyBytes));
     const data = await run<{ reissueCashReceipt: { cashReceipt: GqlCashReceipt } }>(ctx, REISSUE_RECEIPT, { id, input });
     return ok(v2CashReceipt(data.reissueCashReceipt.cashReceipt, p.workspaceOwnerId));
   })
   .add('POST', '/v2/cash-receipts/:id/send-email', async (req, params, ctx) => {
     v2Principal(ctx, true);
     const id = receiptId(params.id);
-    const { email } = parseSendEmailBody(await readJsonBody(req, ctx.maxBodyBytes));
+    const { email } = parseSendEmailRequest(await readJsonBody(req, ctx.maxBodyBytes));
     await run(ctx, SEND_EMAIL, { id, email });
     return json(200, { code: V2_OK });
   });

@@ -23,7 +23,7 @@ import type { BusEvent } from '../../src/events/event-bus.ts';
 import { busEventOf } from '../../src/events/outbox-dispatcher.ts';
 import { resolvePrincipal } from '../../src/domain/auth/principal.ts';
 import { createInvoice } from '../../src/domain/invoices/invoices.ts';
-import { ingestBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { ingestBankNotification } from '../../src/domain/deposits/intake.ts';
 import { jsonRow } from '../../src/domain/events/outbox.ts';
 import { catchUpLimits } from '../../src/domain/events/catch-up.ts';
 import { feedSettings } from '../../src/events/ordered-feed.ts';

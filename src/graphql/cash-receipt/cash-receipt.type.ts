@@ -1,13 +1,9 @@
 /** Cash receipts (crt_): type, reads with the v1 list filters, and issue / cancel / revoke / reissue / send-email. */
-import {
-  cancelCashReceipt,
-  getCashReceipt,
-  issueCashReceipt,
-  listCashReceiptIds,
-  reissueCashReceipt,
-  revokeCashReceipt,
-  sendCashReceiptEmail,
-} from '../../domain/cash-receipts/cash-receipts.ts';
+import { cancelCashReceipt, revokeCashReceipt } from '../../domain/cash-receipts/cancel.ts';
+import { issueCashReceipt } from '../../domain/cash-receipts/issue.ts';
+import { getCashReceipt, listCashReceiptIds, type ReceiptListFilter } from '../../domain/cash-receipts/reads.ts';
+import { reissueCashReceipt } from '../../domain/cash-receipts/reissue.ts';
+import { sendCashReceiptEmail } from '../../domain/cash-receipts/send-email.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
 import type { CashReceiptKind, CashReceiptStatus } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
@@ -154,7 +150,7 @@ builder.mutationField('cancelCashReceipt', (t) =>
     type: ReceiptPayload,
     description: 'Cancels all or part of an ISSUED receipt; returns the new CANCELLATION receipt (v2 cancel).',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the original.' }), input: t.arg({ type: CancelInput, required: true, description: 'Reason and amount.' }) },
-    resolve: (_r, { id, input }, ctx) => cancelCashReceipt(ctx.deps, ctx.principal, id, { reason: input.reason, amount: input.amount ?? undefined }),
+    resolve: (_r, { id, input }, ctx) => cancelCashReceipt(ctx.deps, ctx.principal, id, input),
   }),
 );
 
@@ -183,12 +179,7 @@ builder.mutationField('reissueCashReceipt', (t) =>
     type: ReceiptPayload,
     description: 'Reissues a FAILED receipt once: a new ORIGINAL receipt (PENDING) with reissuedFromId.',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the failed original.' }), input: t.arg({ type: ReissueInput, required: true, description: 'Identifier, type, self-issue.' }) },
-    resolve: (_r, { id, input }, ctx) =>
-      reissueCashReceipt(ctx.deps, ctx.principal, id, {
-        ...(input.identifier != null ? { identifier: input.identifier } : {}),
-        ...(input.type != null ? { type: input.type } : {}),
-        ...(input.selfIssued != null ? { selfIssued: input.selfIssued } : {}),
-      }),
+    resolve: (_r, { id, input }, ctx) => reissueCashReceipt(ctx.deps, ctx.principal, id, input),
   }),
 );
 

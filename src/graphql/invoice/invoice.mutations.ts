@@ -58,25 +58,21 @@ builder.mutationField('createInvoice', (t) =>
   }),
 );
 
-builder.mutationField('markInvoicePaid', (t) =>
-  t.field({
-    errors: domainErrors,
-    type: InvoicePayload,
-    description: 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.',
-    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
-    resolve: (_root, { id }, ctx) => markInvoicePaid(ctx.deps, ctx.principal, id),
-  }),
-);
+/** A transition of one invoice by id that answers with the invoice. */
+function invoiceTransition(name: string, description: string, apply: typeof markInvoicePaid) {
+  builder.mutationField(name, (t) =>
+    t.field({
+      errors: domainErrors,
+      type: InvoicePayload,
+      description,
+      args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
+      resolve: (_root, { id }, ctx) => apply(ctx.deps, ctx.principal, id),
+    }),
+  );
+}
 
-builder.mutationField('deleteInvoice', (t) =>
-  t.field({
-    errors: domainErrors,
-    type: InvoicePayload,
-    description: 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.',
-    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
-    resolve: (_root, { id }, ctx) => deleteInvoice(ctx.deps, ctx.principal, id),
-  }),
-);
+invoiceTransition('markInvoicePaid', 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.', markInvoicePaid);
+invoiceTransition('deleteInvoice', 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.', deleteInvoice);
 
 builder.mutationField('cancelInvoice', (t) =>
   t.field({
@@ -87,7 +83,7 @@ builder.mutationField('cancelInvoice', (t) =>
       id: t.arg.id({ required: true, description: 'ivc_ id.' }),
       reason: t.arg.string({ description: 'Up to 200 characters.' }),
     },
-    resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, reason),
+    resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, { reason }),
   }),
 );
 
@@ -119,11 +115,6 @@ builder.mutationField('updateInvoice', (t) =>
     type: InvoicePayload,
     description: 'Changes a pending invoice; emits invoice.updated. Re-runs the conflict check when name, amount or accounts change.',
     args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }), input: t.arg({ type: UpdateInvoiceInput, required: true, description: 'Fields to change.' }) },
-    resolve: (_root, { id, input }, ctx) => {
-      const raw: Record<string, unknown> = { ...input };
-      if (input.expiresAt !== undefined) raw.expiresAt = input.expiresAt === null ? null : Math.floor(input.expiresAt.getTime() / 1000);
-      for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-      return updateInvoice(ctx.deps, ctx.principal, id, raw);
-    },
+    resolve: (_root, { id, input }, ctx) => updateInvoice(ctx.deps, ctx.principal, id, input),
   }),
 );

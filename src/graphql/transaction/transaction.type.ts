@@ -1,7 +1,8 @@
 /** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
-import { getTransaction, listTransactionIds, matchNoteVisibleTo, matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/deposits.ts';
 import { invoiceInScope } from '../../domain/auth/rules.ts';
 import type { bankAccountSnapshot } from '../../domain/bank-accounts/bank-accounts.ts';
+import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
+import { getTransaction, listTransactionIds, matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
 import type { BankAccountType } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
