@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { assertCatchUpPossible, catchUpLimits, parseEventSequence } from '../../domain/events/catch-up.ts';
 import { eventDataVisibleTo, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
+import { clampedSize } from '../../domain/paging.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
@@ -96,7 +97,7 @@ builder.queryField('events', (t) =>
       const p = requirePrincipal(ctx.principal);
       let since = parseEventSequence(args.sinceSequence, 'sinceSequence');
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
-      const first = Math.min(Math.max(args.first ?? 100, 1), 100);
+      const first = clampedSize(args.first, 100);
       // An account-limited key does not see every event (nor those of invoices moved out of its accounts since: judged
       // on each invoice as it is now): read on past those until the page is full or there are no more, so that a short
       // page always means "caught up" (a client pages by the last sequence returned).

@@ -35,7 +35,7 @@ builder.queryField('emails', (t) =>
     description: 'E-mails of the workspace, newest first (dashboard; the local outbox when no SMTP server is configured).',
     authScopes: { dashboard: true },
     args: { first: t.arg.int({ description: '1-100, default 50.' }) },
-    resolve: async (_query, _r, args, ctx) => listEmails(ctx.deps, ctx.principal, args.first ?? 50),
+    resolve: async (_query, _r, args, ctx) => listEmails(ctx.deps, ctx.principal, args.first),
   }),
 );
 

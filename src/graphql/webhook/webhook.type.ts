@@ -1,9 +1,10 @@
 /** Webhooks (contract: createWebhook) and their deliveries: list, update, disable/enable, delete, rotate, redeliver. */
-import { requireSession } from '../../domain/auth/rules.ts';
+import { clampedSize } from '../../domain/paging.ts';
 import { createWebhook, deleteWebhook, getWebhook, redeliverWebhookEvent, rotateWebhookSecret, setWebhookEnabled, updateWebhookUrl } from '../../domain/webhooks/webhooks.ts';
 import type { Webhook } from '../../generated/prisma/client.ts';
 import type { DeliveryStatus, WebhookVersion } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
+import { liveRowsOfWorkspace } from '../common/dashboard-lists.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
 import { describedEnum } from '../common/enums.ts';
@@ -46,7 +47,7 @@ export const WebhookType = builder.prismaObject('Webhook', {
     deliveries: t.relation('deliveries', {
       description: 'Delivery attempts, newest first (at most 100).',
       args: { first: t.arg.int({ description: '1-100, default 50.' }) },
-      query: (args) => ({ orderBy: { createdAt: 'desc' }, take: Math.min(Math.max(args.first ?? 50, 1), 100) }),
+      query: (args) => ({ orderBy: { createdAt: 'desc' }, take: clampedSize(args.first, 50) }),
     }),
   }),
 });
@@ -56,10 +57,7 @@ builder.queryField('webhooks', (t) =>
     type: [WebhookType],
     description: 'Webhooks of the workspace (dashboard).',
     authScopes: { dashboard: true },
-    resolve: (query, _r, _a, ctx) => {
-      const p = requireSession(ctx.principal);
-      return ctx.prisma.webhook.findMany({ ...query, where: { workspaceId: p.workspaceId, deletedAt: null }, orderBy: { createdAt: 'desc' } });
-    },
+    resolve: (query, _r, _a, ctx) => ctx.prisma.webhook.findMany({ ...query, ...liveRowsOfWorkspace(ctx) }),
   }),
 );
 
