@@ -118,10 +118,8 @@ builder.queryField('events', (t) =>
 );
 
 /**
- * The subscription's events: those of the principal's workspace after `since` (every one, from the database, in
- * pages), then the live ones, in sequence order and once each (src/events/ordered-feed.ts); only those the filter
- * asks for and the principal may see. A catch-up it cannot do is refused before the first event (CATCH_UP_TOO_LARGE,
- * EVENTS_NOT_RETAINED); a database read that fails later ends it with that error.
+ * The subscription's events after `since`, stored then live, in order and once each (src/events/ordered-feed.ts), as
+ * far as the filter asks and the principal may see. An impossible catch-up is refused before the first event.
  */
 async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since: bigint | null }): Promise<AsyncIterableIterator<Delivery>> {
   const p = requirePrincipal(ctx.principal);
@@ -130,10 +128,8 @@ async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since:
     check: assertCatchUpPossible,
     async map(e) {
       if (!e.invoiceId || !eventMatches(filter, e)) return null;
-      // Events carry the invoice's row: live ones as it was after the commit (put there by the committing process or
-      // the dispatcher), stored ones as it is now. Only an event someone published without it is looked up. The event
-      // is judged on that row as well as on its own accounts: an invoice moved out of the key's accounts since the
-      // event is not shown with it (the event is skipped for this subscriber).
+      // Events carry the invoice's row (live: as committed; stored: as now); only one published without it is looked up.
+      // Judged on that row too: an invoice moved out of the key's accounts since is skipped for this subscriber.
       const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
       return invoice && eventVisibleTo(p, e, invoice) ? { event: e, invoice } : null;
     },
