@@ -11,7 +11,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { CommittedEvent } from '../domain/events/outbox.ts';
 import { eventTypesFor } from '../domain/webhooks/routing.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
-import { WorkerLoop } from './loop.ts';
+import { LoopWorker } from './loop.ts';
 
 const BATCH = 200;
 /** How long the dispatcher may wait for events whose live subscribers were already told (they batch meanwhile). */
@@ -73,8 +73,7 @@ export function busEventOfCommitted(e: CommittedEvent): BusEvent {
   return busEventOf(e, e.invoice);
 }
 
-export class OutboxDispatcher {
-  readonly loop: WorkerLoop;
+export class OutboxDispatcher extends LoopWorker {
   /** Seconds between an event's commit and its dispatch, last observed (metrics). */
   lastLagMs = 0;
   /** Ids of events this process published at commit and the dispatcher has not claimed yet. */
@@ -85,21 +84,11 @@ export class OutboxDispatcher {
     private readonly sql: Pick<SqlExecutor, 'query'>,
     private readonly clock: Clock,
     private readonly bus: EventBus,
-    private readonly log: Logger,
+    log: Logger,
     private readonly after: { webhooks(): void; jobs(): void },
     pollMs = 500,
   ) {
-    this.loop = new WorkerLoop('outbox', async () => (await this.runOnce()) >= BATCH, pollMs, log);
-  }
-
-  start() {
-    this.loop.start();
-  }
-  stop() {
-    return this.loop.stop();
-  }
-  wake() {
-    this.loop.wake();
+    super('outbox', async () => (await this.runOnce()) >= BATCH, pollMs, log);
   }
 
   /**

@@ -2,26 +2,27 @@
  * Delivers webhooks: claims due dispatches (FOR UPDATE SKIP LOCKED, a lease in `lockedUntil` — safe with several
  * instances), POSTs the signed payload, records each attempt as a `whm_` delivery, and schedules the next attempt:
  * 7 attempts in all on the retry schedule; any 2xx is success; 410 Gone stops retrying and disables the webhook.
- *
- * Throughput (test/bench, `npm run bench -- --only events`): a claim is one statement, the next batch is claimed
- * while the current one's last wave is out, and outcomes are written in bulk (one statement for all the deliveries
- * that finished meanwhile) — per delivery that leaves the POST and a share of a statement, not a transaction of four.
+ * A claim is one statement, the next batch is claimed while the current one's last wave is out, and outcomes are
+ * written in bulk. The payload's wire format is the faces' (a WebhookPayloadRenderer, given by the HTTP composition).
  */
 import type { Logger } from 'pino';
 import type { Event, PrismaClient, Webhook, WebhookDispatch } from '../generated/prisma/client.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { MAX_ATTEMPTS } from '../domain/webhooks/routing.ts';
+import { MAX_ATTEMPTS, type WebhookVersionName } from '../domain/webhooks/routing.ts';
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { activeSigningSecrets } from '../domain/webhooks/webhooks.ts';
 import type { WebhookHttpClient } from './http-post.ts';
-import { WorkerLoop } from './loop.ts';
-import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
+import { LoopWorker } from './loop.ts';
 
 /** Batches one runOnce() claims at most before it returns to the loop (which runs it again at once if more are due). */
 const MAX_CLAIMS_PER_RUN = 20;
 
+/** The JSON body a webhook of `version` gets for `event` (null: that version does not receive it): the faces' wire format. */
+export type WebhookPayloadRenderer = (event: Event, version: WebhookVersionName, ownerId: string) => Record<string, unknown> | null;
+
 export interface WebhookWorkerOptions {
+  payload: WebhookPayloadRenderer;
   retryDelaysMs: number[];
   timeoutMs: number;
   batch: number;
@@ -36,8 +37,7 @@ export interface WebhookMetrics {
   failures: number;
 }
 
-export class WebhookWorker {
-  readonly loop: WorkerLoop;
+export class WebhookWorker extends LoopWorker {
   readonly metrics: WebhookMetrics = { attempts: 0, failures: 0 };
 
   constructor(
@@ -48,17 +48,7 @@ export class WebhookWorker {
     private readonly log: Logger,
     private readonly opts: WebhookWorkerOptions,
   ) {
-    this.loop = new WorkerLoop('webhooks', () => this.step(), opts.pollMs, log);
-  }
-
-  start() {
-    this.loop.start();
-  }
-  stop() {
-    return this.loop.stop();
-  }
-  wake() {
-    this.loop.wake();
+    super('webhooks', () => this.step(), opts.pollMs, log);
   }
 
   private async step(): Promise<boolean | number> {
@@ -165,7 +155,7 @@ export class WebhookWorker {
 
   private async deliver({ dispatch: d, hook, event }: Claimed, secrets: Map<string, string[]>, recorder: Recorder): Promise<void> {
     const now = this.clock.now();
-    const payload = event && hook && !hook.deletedAt && !hook.disabledAt ? webhookPayload(event, hook.version, hook.workspace.ownerId) : null;
+    const payload = event && hook && !hook.deletedAt && !hook.disabledAt ? this.opts.payload(event, hook.version, hook.workspace.ownerId) : null;
     if (!event || !hook || !payload) {
       // Nothing to send (the event or webhook is gone, or the version does not receive it): the dispatch is closed.
       recorder.add({ dispatchId: d.id, dispatchStatus: 'FAILED', attempts: d.attempts, nextAttemptAt: null, at: now, delivery: null, disableWebhook: false });

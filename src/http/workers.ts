@@ -13,6 +13,7 @@ import { WebhookHttpClient } from '../events/http-post.ts';
 import { JobRunner } from '../events/job-runner.ts';
 import { OutboxDispatcher } from '../events/outbox-dispatcher.ts';
 import { WebhookWorker } from '../events/webhook-worker.ts';
+import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface Workers {
@@ -30,7 +31,7 @@ export interface RunningWorkers extends Workers {
   close(): Promise<void>;
 }
 
-/** Builds the workers on `deps`; `email` replaces the adapter (tests). */
+/** Builds the workers on `deps` (webhook payloads in the REST faces' wire format); `email` replaces the adapter (tests). */
 export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: Metrics, log: Logger, email?: EmailPort): RunningWorkers {
   const { clock, encryptionKey } = deps;
   const bus = createEventBus(config.REDIS_URL);
@@ -38,6 +39,7 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const jobs = new JobRunner(db.prisma, clock, log, { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps) });
   const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
+    payload: webhookPayload,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     batch: 100,
