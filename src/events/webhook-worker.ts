@@ -1,9 +1,6 @@
 /**
- * Delivers webhooks: claims due dispatches (FOR UPDATE SKIP LOCKED, a lease in `lockedUntil` — safe with several
- * instances), POSTs the signed payload, records each attempt as a `whm_` delivery, and schedules the next attempt:
- * 7 attempts in all on the retry schedule; any 2xx is success; 410 Gone stops retrying and disables the webhook.
- * A claim is one statement, the next batch is claimed while the current one's last wave is out, and outcomes are
- * written in bulk. The payload's wire format is the faces' (a WebhookPayloadRenderer, given by the HTTP composition).
+ * Delivers webhooks: claims due dispatches under a lease (FOR UPDATE SKIP LOCKED), POSTs the signed payload (a
+ * WebhookPayloadRenderer: the faces' wire format), records each attempt and schedules the next (7 in all; 410 disables).
  */
 import type { Logger } from 'pino';
 import type { Event, PrismaClient, Webhook, WebhookDispatch } from '../generated/prisma/client.ts';
@@ -63,12 +60,8 @@ export class WebhookWorker extends LoopWorker {
   private lastClaimFull = false;
 
   /**
-   * Claims and delivers due dispatches; returns how many it claimed. `concurrency` deliveries are in flight at a
-   * time; once fewer than a batch are waiting the next batch is claimed, so claiming never stalls delivery. It keeps
-   * claiming while claims come back full, up to MAX_CLAIMS_PER_RUN batches or until the loop stops. A dispatch that
-   * waited so long that an attempt could outlast its lease is not attempted in this run (another instance may claim
-   * it once the lease ends; so may this one). Outcomes are written in bulk as deliveries finish (Recorder); all of
-   * them are written when this returns.
+   * Claims and delivers due dispatches, `concurrency` at a time, claiming the next batch before the queue runs dry;
+   * returns how many it claimed. How it claims and skips what might outlive its lease: src/events/README.md.
    */
   async runOnce(): Promise<number> {
     const recorder = new Recorder(this.prisma, this.log);
@@ -228,12 +221,8 @@ interface Outcome {
 }
 
 /**
- * Writes attempt outcomes in bulk, group-commit style: the first outcome is written at once; the ones that finish
- * while a write is running go together in the next one. Each write is ONE statement (atomic): the `whm_` delivery
- * records, the dispatches' new state (lease released) and any webhook a 410 disabled. Under load that is one
- * statement per dozens of deliveries instead of a four-statement transaction each; alone, a delivery is recorded
- * as soon as before. If a write fails, its dispatches keep their lease and are attempted again when it ends (as
- * after a crash between a POST and its record: at-least-once, the receiver dedupes by webhook-id).
+ * Writes attempt outcomes in bulk, group-commit style, each write one statement (deliveries, dispatches, disabled
+ * webhooks). A failed write leaves the lease: attempted again, at-least-once (src/events/README.md).
  */
 class Recorder {
   private buffer: Outcome[] = [];

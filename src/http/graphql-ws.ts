@@ -1,18 +1,6 @@
 /**
- * GraphQL over WebSocket (graphql-ws on /graphql): each operation runs through Yoga's envelop, like an HTTP request,
- * and under the same abuse limits as HTTP (README, Abuse protection):
- *
- * - a message larger than MAX_BODY_BYTES closes the socket with 1009 (Message Too Big), as HTTP answers 413;
- * - every operation (a `subscribe` message: query, mutation or subscription) takes a token from the rate limiter HTTP
- *   uses, from the bucket an HTTP request with the same credential takes (the connection's `authorization`; the client
- *   address without one, and as well when it does not authenticate): over the limit that operation gets an `error`
- *   message RATE_LIMITED, and the connection stays open;
- * - at most MAX_OPERATIONS_PER_CONNECTION operations at once on a connection (live subscriptions, and queries or
- *   mutations still running): the next gets an `error` message TOO_MANY_SUBSCRIPTIONS;
- * - at most MAX_CONNECTIONS_PER_CLIENT connections at once per credential (per client address without one, or when it
- *   does not authenticate) on one instance: the next is closed with 1013 (Try Again Later) at its connection_init.
- *
- * Refusals are logged like HTTP's, with the operation's request id (rest-compat/shared/face-errors.ts).
+ * GraphQL over WebSocket on /graphql: each operation through Yoga's envelop, under HTTP's limits (message size, rate
+ * limit, operations per connection, connections per client) and logged like HTTP's. The limits: src/http/README.md.
  */
 import { randomUUID } from 'node:crypto';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';

@@ -1,12 +1,6 @@
 /**
- * `/api`: every GraphQL query and mutation as a REST route (sofa-api), with its own OpenAPI document at
- * `/api/openapi.json`. Same schema and same context builder as /graphql, so the same keys, scopes and rules apply.
- * Queries are GET (arguments in the query string or path), mutations POST with a JSON body of the arguments.
- * Refusals come back as HTTP errors rendered like /graphql's (graphQLErrorBody: `{errors: [{message, extensions: {code,
- * field?, data?}}]}` with the status of the error table; another workspace's resource reads as a missing one), whether
- * the field threw or returned a DomainError in-band (result unions); anything unexpected is masked. Each is logged
- * with the request id. Sofa's subscription webhooks (`/api/webhook`) are not served: they would POST to any URL a
- * caller names.
+ * `/api`: every GraphQL query (GET) and mutation (POST) as a REST route (sofa-api) with its OpenAPI document, in the
+ * same context as /graphql; errors rendered like /graphql's, in-band refusals included. Sofa's webhooks are not served.
  */
 import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useSofa } from 'sofa-api';
