@@ -70,7 +70,7 @@ describe(`REST v1 authentication and account scope on ${dbLabel}`, () => {
   let transactionId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     w = await bootstrap(t.client);
     invoice = await createInvoice(w.apiKey.secret, { bankAccountIds: [w.bankAccount.id], customer: { name: '인증' }, amount: 1000 });
     const dep = await t.client.deposit(w.bankAccount.notificationToken, { depositorName: '무관', amount: 999 });

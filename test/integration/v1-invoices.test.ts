@@ -114,7 +114,7 @@ describe(`REST v1 invoices on ${dbLabel}`, () => {
   let m: Bootstrapped;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     m = await bootstrap(t.client);
   });
   afterAll(() => t?.stop());

@@ -146,7 +146,7 @@ describe(`REST v1 transactions on ${dbLabel}`, () => {
   let mA: AccountInfo;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     m = await bootstrap(t.client);
     mA = await accountInfo(m, m.bankAccount);
   });
