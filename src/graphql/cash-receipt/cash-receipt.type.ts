@@ -5,26 +5,24 @@ import { getCashReceipt, listCashReceiptIds, type ReceiptListFilter } from '../.
 import { reissueCashReceipt } from '../../domain/cash-receipts/reissue.ts';
 import { sendCashReceiptEmail } from '../../domain/cash-receipts/send-email.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
+import type { CashReceiptKind, CashReceiptStatus } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
-import { CashReceiptTypeEnum } from '../common/enums.ts';
+import { CashReceiptTypeEnum, describedEnum } from '../common/enums.ts';
 import { defineIdList, selectsRelations } from '../common/pagination.ts';
 
-const ReceiptStatusEnum = builder.enumType('CashReceiptStatus', {
-  description: 'State of a cash receipt (spec: Cash receipt states).',
-  values: {
-    PENDING: { description: 'Registered; waiting for the tax authority (or for the agency call).' },
-    ISSUED: { description: 'Confirmed by the tax authority (ntsConfirmNum set); may be partly canceled.' },
-    FAILED: { description: 'Rejected by the tax authority, or the agency call failed; may be reissued once.' },
-    REVOKED: { description: 'Revoked through v1 (all of it canceled).' },
-    CANCELED: { description: 'Fully canceled through v2.' },
-  } as const,
+const ReceiptStatusEnum = describedEnum<CashReceiptStatus>('CashReceiptStatus', 'State of a cash receipt (spec: Cash receipt states).', {
+  PENDING: 'Registered; waiting for the tax authority (or for the agency call).',
+  ISSUED: 'Confirmed by the tax authority (ntsConfirmNum set); may be partly canceled.',
+  FAILED: 'Rejected by the tax authority, or the agency call failed; may be reissued once.',
+  REVOKED: 'Revoked through v1 (all of it canceled).',
+  CANCELED: 'Fully canceled through v2.',
 });
 
-const ReceiptKindEnum = builder.enumType('CashReceiptKind', {
-  description: 'An original receipt, or a cancellation of (part of) one.',
-  values: { ORIGINAL: { description: 'An issued receipt.' }, CANCELLATION: { description: 'Cancels part or all of an original (originalId).' } } as const,
+const ReceiptKindEnum = describedEnum<CashReceiptKind>('CashReceiptKind', 'An original receipt, or a cancellation of (part of) one.', {
+  ORIGINAL: 'An issued receipt.',
+  CANCELLATION: 'Cancels part or all of an original (originalId).',
 });
 
 export const CashReceiptObject = builder.prismaObject('CashReceipt', {

@@ -1,26 +1,18 @@
 /** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
+import { invoiceInScope } from '../../domain/auth/rules.ts';
+import type { bankAccountSnapshot } from '../../domain/bank-accounts/bank-accounts.ts';
 import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
-import { getTransaction, listTransactionIds, matchNoteVisibleTo, type TransactionListFilter } from '../../domain/deposits/transaction-reads.ts';
+import { getTransaction, listTransactionIds, matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
+import type { BankAccountType } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
 import { defineIdList, selectsRelations } from '../common/pagination.ts';
-import { invoiceInScope } from '../../domain/auth/rules.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
 
-interface Snapshot {
-  id: string;
-  active: boolean;
-  ownerId: string;
-  alias: string;
-  provider: string;
-  type: 'PERSONAL' | 'CORPORATE';
-  number: string;
-  createdAt: string;
-  verifiedAt: string | null;
-  deletedAt: string | null;
-}
+/** The snapshot the domain stores on each deposit; its times are ISO strings, which the DateTime scalar takes as they are. */
+type Snapshot = ReturnType<typeof bankAccountSnapshot> & { type: BankAccountType };
 
 const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot').implement({
   description: 'The receiving account as it was when the deposit arrived; later changes do not alter it.',
@@ -32,9 +24,9 @@ const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot
     provider: t.exposeString('provider', { description: 'Bank identifier.' }),
     type: t.expose('type', { type: BankAccountTypeEnum, description: 'PERSONAL or CORPORATE.' }),
     number: t.exposeString('number', { description: 'Account number without hyphens.' }),
-    createdAt: t.field({ type: 'DateTime', description: 'Registration time.', resolve: (s) => new Date(s.createdAt) }),
-    verifiedAt: t.field({ type: 'DateTime', nullable: true, description: '1-won verification time.', resolve: (s) => (s.verifiedAt ? new Date(s.verifiedAt) : null) }),
-    deletedAt: t.field({ type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.', resolve: (s) => (s.deletedAt ? new Date(s.deletedAt) : null) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Registration time.' }),
+    verifiedAt: t.expose('verifiedAt', { type: 'DateTime', nullable: true, description: '1-won verification time.' }),
+    deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.' }),
   }),
 });
 
