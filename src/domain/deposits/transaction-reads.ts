@@ -5,8 +5,8 @@ import { bankAccountInScope, invoiceInScope, requirePrincipal } from '../auth/ru
 import { parseKstRange } from '../dates.ts';
 import type { Deps, Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { isId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
+import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 
@@ -24,13 +24,12 @@ export async function matchNoteVisibleTo(deps: Pick<Deps, 'prisma'>, p: Principa
 
 /** Loads a deposit the principal may see: malformed or missing → TRANSACTION_NOT_FOUND; another workspace's → FOREIGN_TRANSACTION; outside the key's accounts → OUT_OF_SCOPE. */
 export async function loadTransactionFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<Transaction> {
-  if (!isId('transaction', id)) throw new DomainError('TRANSACTION_NOT_FOUND');
-  const t = await db.transaction.findUnique({ where: { id } });
-  if (!t || t.deletedAt) throw new DomainError('TRANSACTION_NOT_FOUND');
-  if (t.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_TRANSACTION');
+  const t = await findInWorkspace(p, 'transaction', id, TRANSACTION_REFUSALS, (id) => db.transaction.findUnique({ where: { id } }));
   if (!bankAccountInScope(p, t.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
   return t;
 }
+
+const TRANSACTION_REFUSALS: LookupRefusals = { invalid: 'TRANSACTION_NOT_FOUND', notFound: 'TRANSACTION_NOT_FOUND', foreign: 'FOREIGN_TRANSACTION' };
 
 export async function getTransaction(deps: Deps, principal: Principal | null, id: unknown) {
   return loadTransactionFor(deps.prisma, requirePrincipal(principal), id);
@@ -73,11 +72,5 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
       return `id = ${exact} OR "bankAccountId" = ${exact} OR "matchedInvoiceId" = ${exact} OR "searchText" LIKE ${v(likeContains(term))}`;
     });
   }
-  const where = w.toString();
-  const countRows = await deps.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "Transaction" WHERE ${where}`, ...w.params);
-  const rows = await deps.prisma.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id FROM "Transaction" WHERE ${where} ORDER BY "createdAt" DESC, id DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
-    ...w.params,
-  );
-  return { ids: rows.map((r) => r.id), total: Number(countRows[0]?.n ?? 0) };
+  return pageOfIds(deps.prisma, 'Transaction', w, '"createdAt" DESC, id DESC', page);
 }
