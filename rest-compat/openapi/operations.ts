@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { issueRequestSchema, cancelRequestSchema, reissueRequestSchema, sendEmailRequestSchema } from '../../src/domain/cash-receipts/requests.ts';
-import { bankNotificationSchema } from '../../src/domain/deposits/deposits.ts';
+import { bankNotificationSchema } from '../../src/domain/deposits/bank-notification.ts';
 import { kstDateSchema } from '../../src/domain/dates.ts';
 import type { ErrorCode } from '../../src/domain/errors.ts';
 import { cancelInvoiceRequestSchema, createInvoiceSchema } from '../../src/domain/invoices/invoice-input.ts';

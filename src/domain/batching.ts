@@ -1,12 +1,9 @@
 /**
- * Group commit in the application: work submitted under a key runs in batches, one batch per key at a time. What
- * arrives while a batch runs waits for it and then goes together into the next one (up to `max` items, and only items
- * `fits` accepts beside the first), so a burst — or a stall of the database, after which everything waiting is ready
- * at once — costs one statement per key instead of one each in a queue. An idle key runs a lone item at once.
- *
- * A batch that has not finished after `timeoutMs` fails its items with BatchTimeoutError and the key moves on (the
- * work may still complete: callers must be able to retry, as a bank notification can, its id making it idempotent).
+ * Group commit: work submitted under a key runs in batches, one batch per key at a time; what arrives meanwhile goes
+ * into the next (up to `max`, only items `fits` accepts), so a burst costs one statement per key instead of a queue.
  */
+// A batch not finished after `timeoutMs` fails its items (BatchTimeoutError) and the key moves on; the work may still
+// complete, so callers must be able to retry (a bank notification can: its id makes it idempotent).
 export class KeyedBatcher<I, R> {
   private readonly waiting = new Map<string, { item: I; resolve: (r: R) => void; reject: (e: unknown) => void }[]>();
   private readonly running = new Set<string>();

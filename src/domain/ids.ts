@@ -37,7 +37,7 @@ export function idKindOf(id: string): IdKind | null {
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
-/** CSPRNG bytes fetched 4 KiB at a time (one system call per ~150 ids instead of one per id); each byte used once. */
+/** CSPRNG bytes fetched 4 KiB at a time (one system call for many ids, not one per id); each byte used once. */
 const pool = Buffer.alloc(4096);
 let poolAt = pool.length;
 

@@ -46,6 +46,11 @@ export const limitSchema = onWire(
   { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Page size, 1-100.' },
 );
 
+/** The size of a short list (a `first` that is clamped, never refused): absent → `fallback`, then 1-100. */
+export function clampedSize(first: number | null | undefined, fallback: number): number {
+  return Math.min(Math.max(first ?? fallback, 1), MAX_PAGE_SIZE);
+}
+
 /** The paging of a list request, offset first. */
 export const offsetPageSchema = z.object({ offset: offsetSchema, limit: limitSchema });
 

@@ -2,7 +2,7 @@
 import type { Principal } from '../domain/auth/principal.ts';
 import { bankAccountInScope, requirePrincipal } from '../domain/auth/rules.ts';
 import { loadReceiptFor } from '../domain/cash-receipts/reads.ts';
-import { loadTransactionFor } from '../domain/deposits/deposits.ts';
+import { loadTransactionFor } from '../domain/deposits/transaction-reads.ts';
 import { DomainError } from '../domain/errors.ts';
 import { eventsVisibleNow } from '../domain/events/visibility.ts';
 import { loadInvoiceFor } from '../domain/invoices/invoices.ts';

@@ -1,6 +1,6 @@
 /** POST /bank-notifications: the bank feed's deposit notifications, authenticated per bank account. */
 import { bearerToken } from '../domain/auth/principal.ts';
-import { ingestBankNotification } from '../domain/deposits/deposits.ts';
+import { ingestBankNotification } from '../domain/deposits/intake.ts';
 import type { Deps } from '../domain/deps.ts';
 import { DomainError, isDomainError } from '../domain/errors.ts';
 import { dateTimeRefusalError } from '../domain/prisma-errors.ts';

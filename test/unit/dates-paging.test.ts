@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kstDate, kstDayStart, parseKstRange } from '../../src/domain/dates.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { parseOffsetPage } from '../../src/domain/paging.ts';
+import { clampedSize, parseOffsetPage } from '../../src/domain/paging.ts';
 
 function codeOf(fn: () => unknown): string | null {
   try {
@@ -45,5 +45,20 @@ describe('offset paging (limit 1-100, offset ≥ 0)', () => {
     [undefined, undefined, 'INVALID_OFFSET'],
   ])('offset %j, limit %j → %s', (o, l, code) => {
     expect(codeOf(() => parseOffsetPage(o, l))).toBe(code);
+  });
+});
+
+describe('short lists (`first` of webhook deliveries, e-mails, events): clamped to 1-100, never refused', () => {
+  it.each([
+    [undefined, 50, 50],
+    [null, 100, 100],
+    [0, 50, 1],
+    [-5, 50, 1],
+    [1, 50, 1],
+    [100, 50, 100],
+    [101, 50, 100],
+    [2_147_483_647, 50, 100],
+  ])('clampedSize(%s, %s) = %s', (first, fallback, size) => {
+    expect(clampedSize(first, fallback)).toBe(size);
   });
 });

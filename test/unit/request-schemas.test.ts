@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveReissue } from '../../src/domain/cash-receipts/reissue.ts';
 import { parseCancelRequest, parseIssueRequest, parseReissueRequest, parseSendEmailRequest } from '../../src/domain/cash-receipts/requests.ts';
-import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { parseBankNotification } from '../../src/domain/deposits/bank-notification.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseCancelInvoiceRequest, parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';

@@ -1,36 +1,20 @@
 /**
- * Depositor names as they are compared (spec: "Depositor name must match the bank notification"): the one
- * normalisation rule, applied alike to invoice customer names and deposit names before every comparison (matching,
- * the conflict check, the 1-won verification code) and every length check (16 characters, the bank's truncation
- * length). What the merchant or the bank sent is what is stored and shown; this form is only compared (and stored
- * beside the invoice's name as `customerNameKey` / `customerNameBare`, so lookups by index compare the same thing).
- *
- *  1. width: full-width ASCII forms (U+FF01-FF5E: ＪＯＨＮ, １２３, （）［］｛｝＜＞) become ASCII, U+3000 a space;
- *  2. NFC: canonical composition (Hangul sent as decomposed jamo, NFD, becomes its syllables; so does é);
- *  3. case: Latin A-Z become a-z (a bank that upper-cases JohnKim sends JOHNKIM); then NFC again.
- *
- * Not NFKC: it would also rewrite what a name says (㈜ becomes (주), which bracket removal then drops; ① becomes 1;
- * compatibility jamo ㄱㅏ compose into 가; ligatures, superscripts). Of NFKC only the width folding of ASCII is taken:
- * that is what feeds differ in. Case is folded for A-Z only: Latin names in Korean bank feeds are ASCII letters (or
- * their full-width forms), and a fold that PostgreSQL's lower() would do by locale could not be mirrored exactly in SQL.
- *
- * Brackets: every pair of BRACKET_PAIRS, after the width folding (so （）［］｛｝＜＞ are their ASCII pairs).
- *
- * Invisible characters (INVISIBLE below: control, format, Hangul fillers, variation selectors) are not part of this
- * rule: invoice names may not hold them (isAcceptableInvoiceName), and a deposit name has them removed before this
- * rule is applied to it (depositNameKey), so the stored comparison columns of invoices do not change.
- *
- * Changing this rule needs a migration that recomputes "Invoice"."customerNameKey" and "customerNameBare" for existing
- * rows (as prisma/migrations/20261125160000_depositor_name_normalization does, with nameKeySql/bareNameSql).
+ * Depositor names as they are compared (spec: "Depositor name must match the bank notification"): one normalisation
+ * for invoice and deposit names before every comparison and length check; only compared, never shown.
  */
 
 /** Opening and closing characters of the brackets whose contents BRACKET_REMOVAL drops. */
 export const BRACKET_PAIRS = ['()', '[]', '{}', '<>', '〔〕', '〈〉', '《》', '「」', '『』', '【】', '〖〗', '〘〙', '〚〛', '｢｣'] as const;
 
+// Not NFKC, which would rewrite what a name says (㈜ → (주), ① → 1): only its folding of full-width ASCII, where feeds
+// differ. Case is folded for A-Z only, as SQL can mirror exactly (Latin names in Korean feeds are ASCII).
 const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E\u3000]/g;
 const UPPER_ASCII = /[A-Z]+/g;
 
-/** The comparison form of a depositor name: full-width ASCII folded, NFC, Latin A-Z lower-cased. */
+/**
+ * The comparison form of a name: full-width ASCII folded (Ｊ → J, U+3000 → space), NFC (decomposed Hangul jamo
+ * compose), A-Z lower-cased. Changing it needs a migration recomputing customerNameKey/Bare (nameKeySql, bareNameSql).
+ */
 export function normalizeName(name: string): string {
   return name
     .replace(FULL_WIDTH_ASCII, (c) => (c === '\u3000' ? ' ' : String.fromCharCode(c.charCodeAt(0) - 0xfee0)))
@@ -40,30 +24,24 @@ export function normalizeName(name: string): string {
 }
 
 /**
- * Characters a name cannot show: control (Cc), format (Cf: zero-width space and joiners, soft hyphen, bidi marks,
- * BOM) and the other default-ignorable code points (Hangul fillers U+115F, U+1160, U+3164, U+FFA0; variation
- * selectors; the combining grapheme joiner). A bank feed cannot carry them in a name that pays, and a name holding
- * them looks like one without them while comparing different: invoice names are refused with any of them
- * (isAcceptableInvoiceName); deposit names have them removed before comparison (depositNameKey).
+ * Characters a name cannot show (control, format, default-ignorable: Hangul fillers, variation selectors), which make
+ * a name compare different from the one it looks like: invoice names refuse them, deposit names drop them.
  */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 /** INVISIBLE but for the whitespace controls (tab, line feed, ...): in a deposit name those stay whitespace. */
 const INVISIBLE_IN_DEPOSIT = /(?![\t\n\v\f\r])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
- * Whether a customer name of an invoice is made of characters a deposit can carry and a reader can see: none of
- * INVISIBLE and no combining mark at its start (it has nothing to combine with: U+0301 alone shows as nothing or as
- * a dotted circle).
+ * Whether an invoice's customer name has only characters a deposit can carry and a reader can see: none of INVISIBLE
+ * and no combining mark at its start (U+0301 alone shows as nothing).
  */
 export function isAcceptableInvoiceName(name: string): boolean {
   return !INVISIBLE.test(name) && !/^\p{M}/u.test(name);
 }
 
 /**
- * The comparison form of a deposit's depositor name: its invisible characters (INVISIBLE, but whitespace) removed,
- * then normalizeName(). Invoice names cannot hold them, so for them the removal changes nothing (their stored
- * comparison columns stay normalizeName's); a feed that leaves a zero-width space or a bidi mark in a name
- * (`홍길동\u200b`) still pays `홍길동`.
+ * The comparison form of a deposit's name: invisible characters (but whitespace) removed, then normalizeName(), so a
+ * feed's stray zero-width space (`홍길동\u200b`) still pays `홍길동`. Invoice names hold none, so theirs is unchanged.
  */
 export function depositNameKey(name: string): string {
   return normalizeName(withoutInvisible(name));

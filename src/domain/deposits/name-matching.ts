@@ -1,23 +1,17 @@
 /**
- * Depositor-name matching methods (spec: transaction.matchMethod), tried in this order on the names' comparison forms
- * (depositor-name.ts: full-width folded, NFC, Latin case folded):
- *  EXACT            the deposit's name equals the invoice's customer name;
- *  BRACKET_REMOVAL  equal after removing bracketed parts such as `(123)`, `[주문]`, `{x}`, `【x】` from both sides,
- *                   unless both carry bracket text and the texts differ: '홍길동(101호)' and '홍길동(102호)' are
- *                   different orders, and a deposit naming one never pays the other;
- *  NAME_PREFIX      the bank truncated the name: the deposit's name is a proper prefix of the invoice's name and is
- *                   exactly the bank's truncation length (per provider, src/domain/bank-accounts/bank-providers.ts).
- *                   The prefix is compared with the brackets in place, so whatever bracket text the truncated name
- *                   still carries ('홍길동(102') begins the invoice's ('홍길동(102호)'), never another order's.
- * A deposit name exactly the bank's truncation length may be a longer name cut short, so there NAME_PREFIX hits are
- * not a later tier: they compete with the tier that decides (EXACT, else BRACKET_REMOVAL). Otherwise an invoice named
- * like the truncated form ('가나다라마바사' beside '가나다라마바사아') would capture the longer name's deposit.
- * Deposit names are compared without their invisible characters (depositor-name.ts depositNameKey).
- * Pure functions; the database side is in deposits.ts (matchCandidates).
+ * Depositor-name matching (spec: transaction.matchMethod), on the names' comparison forms (depositor-name.ts). Pure
+ * functions; the database side is in candidates.ts (matchCandidates).
  */
 import { normalizeName, splitBrackets, withoutInvisible } from './depositor-name.ts';
 
-export type AutoMatchMethod = 'EXACT' | 'BRACKET_REMOVAL' | 'NAME_PREFIX';
+/** The automatic matching methods, tried in this order. */
+export type AutoMatchMethod =
+  /** The deposit's name equals the invoice's customer name. */
+  | 'EXACT'
+  /** Equal with bracketed parts (`(123)`, `[주문]`, `【x】`) removed, unless both carry bracket text that differs: '홍길동(101호)' never pays '홍길동(102호)'. */
+  | 'BRACKET_REMOVAL'
+  /** The bank truncated it: the deposit's name, exactly the bank's truncation length, begins the invoice's (brackets in place, so '홍길동(102' begins only '홍길동(102호)'). */
+  | 'NAME_PREFIX';
 export const AUTO_MATCH_METHODS: readonly AutoMatchMethod[] = ['EXACT', 'BRACKET_REMOVAL', 'NAME_PREFIX'];
 
 /** A name in the forms the methods compare. */
@@ -59,14 +53,8 @@ export type MatchDecision<T> =
   | { kind: 'NONE' };
 
 /**
- * Picks the invoice a deposit pays: the first method with any match decides; exactly one candidate matches, more than
- * one is AMBIGUOUS (left for a manual match — we do not guess). When the deposit's name is exactly the bank's
- * truncation length, the NAME_PREFIX hits join the deciding tier (EXACT, else BRACKET_REMOVAL): one hit in all
- * matches, two or more are AMBIGUOUS.
- *
- * `complete: false` says the candidates are only the first ones the lookup read (it was cut at its limit): the
- * limit must not decide, so anything but AMBIGUOUS (which more candidates could not undo) becomes
- * TOO_MANY_CANDIDATES.
+ * Picks the invoice a deposit pays: the first method with any match decides; more than one match is AMBIGUOUS (we do
+ * not guess). A name of exactly the truncation length may be a longer one cut short: its NAME_PREFIX hits compete.
  */
 export function decideMatch<T extends { customerName: string }>(
   depositName: string,
@@ -75,6 +63,7 @@ export function decideMatch<T extends { customerName: string }>(
   opts: { complete?: boolean } = {},
 ): MatchDecision<T> {
   const decision = decideAmong(depositName, candidates, truncationLength);
+  // Candidates cut at the lookup's limit must not decide: anything but AMBIGUOUS (more could not undo it) is too many.
   if (opts.complete === false && decision.kind !== 'AMBIGUOUS') {
     return { kind: 'TOO_MANY_CANDIDATES', candidates: decision.kind === 'MATCH' ? [decision.candidate] : [] };
   }

@@ -8,12 +8,13 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
+import { inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { invoiceNameColumns, normalizeName } from '../deposits/depositor-name.ts';
-import { isId, newId } from '../ids.ts';
+import { newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
+import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
@@ -68,14 +69,6 @@ export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extr
   };
 }
 
-/**
- * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two pending, unexpired invoices with the same depositor
- * name and amount on overlapping receiving accounts (empty = all accounts, overlapping everything). Names are the same
- * when they compare equal for matching (normalised, depositor-name.ts: 'JohnKim' and 'JOHNKIM', NFC and NFD 홍길동):
- * a deposit would hit both by EXACT and could pay neither. A transaction-scoped advisory lock on (workspace,
- * normalised name, amount) serialises exactly the creates and updates that could conflict, so two at the same moment
- * cannot both pass.
- */
 /** The conflict check's lookup ($2 the normalised name; index Invoice_name_prefix_idx). Exported for the plan test. */
 export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
       WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND ${transitionFromSql('DEPOSIT_MATCH', '$4::timestamptz')}
@@ -83,11 +76,16 @@ export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
         AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
       LIMIT 1`;
 
+/**
+ * The conflict check (spec: 409 INVOICE_ALREADY_EXISTS): no two payable invoices of the same normalised name and
+ * amount on overlapping accounts (empty = all), since a deposit would hit both and could pay neither.
+ */
 export async function findConflictingInvoice(
   q: RawQuery,
   args: { workspaceId: string; customerName: string; amount: number; bankAccountIds: readonly string[]; excludeId?: string; now: Date },
 ): Promise<{ id: string; number: number } | null> {
   const name = normalizeName(args.customerName);
+  // A transaction-scoped lock on (workspace, name, amount) serialises exactly the creates and updates that could conflict.
   await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))::text AS locked`, [`${args.workspaceId}\u0001${name}\u0001${args.amount}`], { prepare: true });
   const rows = await q<{ id: string; number: number }>(
     CONFLICTING_INVOICE_SQL,
@@ -98,10 +96,8 @@ export async function findConflictingInvoice(
 }
 
 /**
- * Stores a new invoice in one statement: takes the next invoice number and event sequence of the workspace (locking
- * its row until commit), inserts the invoice, its `created` history line and its `invoice.created` outbox event, and
- * returns the invoice row as Prisma would. Raw SQL because this is the hot path of POST /v1/invoices (measured by
- * `npm run bench`): one round trip instead of four ORM writes, and no query compiler.
+ * Stores a new invoice in one statement: the workspace's next number and event sequence, the invoice, its `created`
+ * history line and `invoice.created` event. Raw SQL because POST /v1/invoices is a hot path: one round trip.
  */
 async function insertNewInvoice(
   q: RawQuery,
@@ -245,9 +241,8 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
 }
 
 /**
- * Loads an invoice the principal may handle: malformed id → INVALID_INVOICE_ID; missing → INVOICE_NOT_FOUND; another
- * workspace's → FOREIGN_INVOICE (v1 403, elsewhere not found); outside an account-limited key's scope → OUT_OF_SCOPE; canceled and `hideCanceled` (v1) →
- * INVOICE_NOT_FOUND.
+ * Loads an invoice the principal may handle: INVALID_INVOICE_ID, INVOICE_NOT_FOUND, FOREIGN_INVOICE (v1 403), or
+ * OUT_OF_SCOPE for an account-limited key; canceled with `hideCanceled` (v1) → INVOICE_NOT_FOUND.
  */
 export async function loadInvoiceFor(
   db: Tx | Deps['prisma'],
@@ -255,14 +250,13 @@ export async function loadInvoiceFor(
   id: unknown,
   opts: { hideCanceled?: boolean } = {},
 ): Promise<Invoice> {
-  if (!isId('invoice', id)) throw new DomainError('INVALID_INVOICE_ID');
-  const invoice = await db.invoice.findUnique({ where: { id } });
-  if (!invoice) throw new DomainError('INVOICE_NOT_FOUND');
-  if (invoice.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_INVOICE');
+  const invoice = await findInWorkspace(p, 'invoice', id, INVOICE_REFUSALS, (id) => db.invoice.findUnique({ where: { id } }));
   if (opts.hideCanceled && invoice.status === 'CANCELED') throw new DomainError('INVOICE_NOT_FOUND');
   if (!invoiceInScope(p, invoice.bankAccountIds)) throw new DomainError('OUT_OF_SCOPE');
   return invoice;
 }
+
+const INVOICE_REFUSALS: LookupRefusals = { invalid: 'INVALID_INVOICE_ID', notFound: 'INVOICE_NOT_FOUND', foreign: 'FOREIGN_INVOICE' };
 
 /** getInvoice (GET /v1/invoices/{id}). */
 export async function getInvoice(deps: Deps, principal: Principal | null, id: unknown, opts: { hideCanceled?: boolean } = {}) {
@@ -304,13 +298,7 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   if (term) {
     w.and((v) => `id = ${v(f.search!.trim())} OR "searchText" LIKE ${v(likeContains(term))}`);
   }
-  const where = w.toString();
-  const countRows = await deps.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "Invoice" WHERE ${where}`, ...w.params);
-  const rows = await deps.prisma.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id FROM "Invoice" WHERE ${where} ORDER BY "createdAt" DESC, number DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
-    ...w.params,
-  );
-  return { ids: rows.map((r) => r.id), total: Number(countRows[0]?.n ?? 0) };
+  return pageOfIds(deps.prisma, 'Invoice', w, '"createdAt" DESC, number DESC', page);
 }
 
 /** markInvoicePaid (POST /v1/invoices/{id}/mark-as-paid): pending or expired → paid, trigger API_CALL. */

@@ -2,6 +2,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { requireSession } from '../auth/rules.ts';
 import type { Deps } from '../deps.ts';
+import { clampedSize } from '../paging.ts';
 
 export async function updateWorkspaceSettings(deps: Deps, principal: Principal | null, input: { paidEmailEnabled?: boolean | null }) {
   const p = requireSession(principal);
@@ -12,7 +13,7 @@ export async function updateWorkspaceSettings(deps: Deps, principal: Principal |
 }
 
 /** E-mails of the workspace, newest first (the local outbox when no SMTP is configured). */
-export async function listEmails(deps: Deps, principal: Principal | null, first: number) {
+export async function listEmails(deps: Deps, principal: Principal | null, first: number | null | undefined) {
   const p = requireSession(principal);
-  return deps.prisma.emailMessage.findMany({ where: { workspaceId: p.workspaceId }, orderBy: { createdAt: 'desc' }, take: Math.min(Math.max(first, 1), 100) });
+  return deps.prisma.emailMessage.findMany({ where: { workspaceId: p.workspaceId }, orderBy: { createdAt: 'desc' }, take: clampedSize(first, 50) });
 }

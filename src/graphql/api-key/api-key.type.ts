@@ -1,8 +1,8 @@
 /** API keys (contract: createApiKey, disableApiKey, deleteApiKey). */
 import { createApiKey, deleteApiKey, disableApiKey } from '../../domain/api-keys/api-keys.ts';
-import { requireSession } from '../../domain/auth/rules.ts';
 import type { ApiKey } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { liveRowsOfWorkspace } from '../common/dashboard-lists.ts';
 import { NodeInterface } from '../common/node.ts';
 
 export const ApiKeyType = builder.prismaObject('ApiKey', {
@@ -29,10 +29,7 @@ builder.queryField('apiKeys', (t) =>
     type: [ApiKeyType],
     description: 'API keys of the workspace, newest first (dashboard).',
     authScopes: { dashboard: true },
-    resolve: (query, _root, _args, ctx) => {
-      const p = requireSession(ctx.principal);
-      return ctx.prisma.apiKey.findMany({ ...query, where: { workspaceId: p.workspaceId, deletedAt: null }, orderBy: { createdAt: 'desc' } });
-    },
+    resolve: (query, _root, _args, ctx) => ctx.prisma.apiKey.findMany({ ...query, ...liveRowsOfWorkspace(ctx) }),
   }),
 );
 

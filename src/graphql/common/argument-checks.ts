@@ -1,14 +1,7 @@
 /**
- * A Pothos plugin that checks, on every field with arguments (queries, mutations, subscriptions and nested fields),
- * what GraphQL's own coercion lets through and the domain refuses, before the resolver (or subscribe) runs:
- *  - text the database cannot store: a string argument (or a key or string inside a JSON argument) holding U+0000 or
- *    a lone surrogate (src/domain/request-schema.ts). Without it such text reached PostgreSQL and came back as an
- *    internal error;
- *  - a DateTime the domain's timestamp rule refuses (./date-time.ts: the scalar marks it, the check names its path).
- * Each becomes VALIDATION_FAILED at that argument. The plugin sits inside the errors plugin, so a mutation with a result
- * union returns the refusal in-band like its other validation errors, and REST v1/v2 and /api (which run the same
- * schema) render it in their own envelopes. Like a variable that does not coerce, it is judged before the field runs
- * (so before the resolver's own authentication); the REST faces authenticate before they run an operation.
+ * A Pothos plugin that refuses, before any field's resolver runs, what coercion lets through and the domain does not:
+ * text the database cannot store (U+0000, lone surrogates) and a refused DateTime. Each is VALIDATION_FAILED at its
+ * argument; inside the errors plugin, so a mutation with a result union returns it in-band.
  */
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';

@@ -1,11 +1,6 @@
 /**
- * The DateTime scalar's input side, and the check (run by ./argument-checks.ts) that refuses a bad one at its
- * argument. The scalar reads a string with the domain's one timestamp rule (src/domain/dates.ts: real calendar date
- * and time, offset within ±23:59, 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z). A string it refuses does not fail
- * coercion (GraphQL would report it without the field, as a variable error); it becomes a RefusedDateTime, and the
- * argument checks, on every field whose arguments can hold a DateTime, turn it into VALIDATION_FAILED at the
- * argument's path (`['input', 'expiresAt']`) before the resolver runs (in-band for a mutation with a result union;
- * /api renders it in its own envelope). A value that is not a string at all is a type error, as for any scalar.
+ * The DateTime scalar's input side (the domain's timestamp rule, src/domain/dates.ts). A refused string becomes a
+ * RefusedDateTime instead of a coercion error, so ./argument-checks.ts reports VALIDATION_FAILED at its argument's path.
  */
 import {
   GraphQLError,

@@ -1,9 +1,6 @@
 /**
- * Typed errors (Pothos errors plugin): mutations other than the fixed dashboard contract return a union of their
- * success payload and `DomainError`, which carries the domain code (the same codes as REST, see README "Errors"),
- * a message, the field path for validation errors and the details the spec returns (`data`). The contract mutations
- * (signUp, logIn, registerBankAccount, ...) keep their fixed object payloads and report errors as GraphQL errors with
- * `extensions.code`.
+ * Typed errors: mutations outside the fixed dashboard contract return their payload or a `DomainError` (code as in REST,
+ * message, field path, the spec's `data`); the contract mutations report errors as GraphQL errors with extensions.code.
  */
 import { DomainError, publicCode } from '../../domain/errors.ts';
 import { builder } from '../builder.ts';

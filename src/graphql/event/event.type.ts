@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { assertCatchUpPossible, catchUpLimits, parseEventSequence } from '../../domain/events/catch-up.ts';
 import { eventDataVisibleTo, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
+import { clampedSize } from '../../domain/paging.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
@@ -96,7 +97,7 @@ builder.queryField('events', (t) =>
       const p = requirePrincipal(ctx.principal);
       let since = parseEventSequence(args.sinceSequence, 'sinceSequence');
       if (args.invoiceId) await loadInvoiceFor(ctx.prisma, p, args.invoiceId);
-      const first = Math.min(Math.max(args.first ?? 100, 1), 100);
+      const first = clampedSize(args.first, 100);
       // An account-limited key does not see every event (nor those of invoices moved out of its accounts since: judged
       // on each invoice as it is now): read on past those until the page is full or there are no more, so that a short
       // page always means "caught up" (a client pages by the last sequence returned).
@@ -117,10 +118,8 @@ builder.queryField('events', (t) =>
 );
 
 /**
- * The subscription's events: those of the principal's workspace after `since` (every one, from the database, in
- * pages), then the live ones, in sequence order and once each (src/events/ordered-feed.ts); only those the filter
- * asks for and the principal may see. A catch-up it cannot do is refused before the first event (CATCH_UP_TOO_LARGE,
- * EVENTS_NOT_RETAINED); a database read that fails later ends it with that error.
+ * The subscription's events after `since`, stored then live, in order and once each (src/events/ordered-feed.ts), as
+ * far as the filter asks and the principal may see. An impossible catch-up is refused before the first event.
  */
 async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since: bigint | null }): Promise<AsyncIterableIterator<Delivery>> {
   const p = requirePrincipal(ctx.principal);
@@ -129,10 +128,8 @@ async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since:
     check: assertCatchUpPossible,
     async map(e) {
       if (!e.invoiceId || !eventMatches(filter, e)) return null;
-      // Events carry the invoice's row: live ones as it was after the commit (put there by the committing process or
-      // the dispatcher), stored ones as it is now. Only an event someone published without it is looked up. The event
-      // is judged on that row as well as on its own accounts: an invoice moved out of the key's accounts since the
-      // event is not shown with it (the event is skipped for this subscriber).
+      // Events carry the invoice's row (live: as committed; stored: as now); only one published without it is looked up.
+      // Judged on that row too: an invoice moved out of the key's accounts since is skipped for this subscriber.
       const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
       return invoice && eventVisibleTo(p, e, invoice) ? { event: e, invoice } : null;
     },

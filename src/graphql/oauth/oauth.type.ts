@@ -3,6 +3,7 @@ import { requireSession } from '../../domain/auth/rules.ts';
 import { authorizeOAuthApp, createOAuthApp } from '../../domain/oauth/oauth.ts';
 import type { OAuthApp } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
+import { liveRowsOfWorkspace } from '../common/dashboard-lists.ts';
 import { NodeInterface } from '../common/node.ts';
 
 export const OAuthAppType = builder.prismaObject('OAuthApp', {
@@ -30,10 +31,7 @@ builder.queryField('oauthApps', (t) =>
     type: ['OAuthApp'],
     description: 'OAuth apps created by the workspace (dashboard).',
     authScopes: { dashboard: true },
-    resolve: (query, _r, _a, ctx) => {
-      const p = requireSession(ctx.principal);
-      return ctx.prisma.oAuthApp.findMany({ ...query, where: { workspaceId: p.workspaceId, deletedAt: null }, orderBy: { createdAt: 'desc' } });
-    },
+    resolve: (query, _r, _a, ctx) => ctx.prisma.oAuthApp.findMany({ ...query, ...liveRowsOfWorkspace(ctx) }),
   }),
 );
 

@@ -3,11 +3,14 @@ import { listEmails, updateWorkspaceSettings } from '../../domain/workspaces/set
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
+import { describedEnum } from '../common/enums.ts';
+import type { EmailStatus } from '../../generated/prisma/enums.ts';
 import { WorkspaceType } from '../account/account.type.ts';
 
-const EmailStatusEnum = builder.enumType('EmailStatus', {
-  description: 'Sending state of an e-mail.',
-  values: { QUEUED: { description: 'Waiting to be sent.' }, SENT: { description: 'Handed to SMTP or kept in the local outbox.' }, FAILED: { description: 'Gave up after retries.' } } as const,
+const EmailStatusEnum = describedEnum<EmailStatus>('EmailStatus', 'Sending state of an e-mail.', {
+  QUEUED: 'Waiting to be sent.',
+  SENT: 'Handed to SMTP or kept in the local outbox.',
+  FAILED: 'Gave up after retries.',
 });
 
 const EmailMessageType = builder.prismaObject('EmailMessage', {
@@ -32,7 +35,7 @@ builder.queryField('emails', (t) =>
     description: 'E-mails of the workspace, newest first (dashboard; the local outbox when no SMTP server is configured).',
     authScopes: { dashboard: true },
     args: { first: t.arg.int({ description: '1-100, default 50.' }) },
-    resolve: async (_query, _r, args, ctx) => listEmails(ctx.deps, ctx.principal, args.first ?? 50),
+    resolve: async (_query, _r, args, ctx) => listEmails(ctx.deps, ctx.principal, args.first),
   }),
 );
 

@@ -1,22 +1,22 @@
 /** Webhooks (contract: createWebhook) and their deliveries: list, update, disable/enable, delete, rotate, redeliver. */
-import { requireSession } from '../../domain/auth/rules.ts';
+import { clampedSize } from '../../domain/paging.ts';
 import { createWebhook, deleteWebhook, getWebhook, redeliverWebhookEvent, rotateWebhookSecret, setWebhookEnabled, updateWebhookUrl } from '../../domain/webhooks/webhooks.ts';
 import type { Webhook } from '../../generated/prisma/client.ts';
+import type { DeliveryStatus, WebhookVersion } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
+import { liveRowsOfWorkspace } from '../common/dashboard-lists.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
+import { describedEnum } from '../common/enums.ts';
 
-const WebhookVersionEnum = builder.enumType('WebhookVersion', {
-  description: 'Which events and payload format a webhook receives.',
-  values: {
-    V1: { description: 'invoice.created, invoice.paid, invoice.deleted (also for a cancel); v1 objects and timestamps.' },
-    V2: { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed; v2 objects, Unix seconds.' },
-  } as const,
+const WebhookVersionEnum = describedEnum<WebhookVersion>('WebhookVersion', 'Which events and payload format a webhook receives.', {
+  V1: 'invoice.created, invoice.paid, invoice.deleted (also for a cancel); v1 objects and timestamps.',
+  V2: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed; v2 objects, Unix seconds.',
 });
 
-const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
-  description: 'Outcome of one delivery attempt.',
-  values: { SUCCEEDED: { description: 'The endpoint answered 2xx.' }, FAILED: { description: 'No 2xx answer (status, error or timeout recorded).' } } as const,
+const DeliveryStatusEnum = describedEnum<DeliveryStatus>('WebhookDeliveryStatus', 'Outcome of one delivery attempt.', {
+  SUCCEEDED: 'The endpoint answered 2xx.',
+  FAILED: 'No 2xx answer (status, error or timeout recorded).',
 });
 
 export const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
@@ -47,7 +47,7 @@ export const WebhookType = builder.prismaObject('Webhook', {
     deliveries: t.relation('deliveries', {
       description: 'Delivery attempts, newest first (at most 100).',
       args: { first: t.arg.int({ description: '1-100, default 50.' }) },
-      query: (args) => ({ orderBy: { createdAt: 'desc' }, take: Math.min(Math.max(args.first ?? 50, 1), 100) }),
+      query: (args) => ({ orderBy: { createdAt: 'desc' }, take: clampedSize(args.first, 50) }),
     }),
   }),
 });
@@ -57,10 +57,7 @@ builder.queryField('webhooks', (t) =>
     type: [WebhookType],
     description: 'Webhooks of the workspace (dashboard).',
     authScopes: { dashboard: true },
-    resolve: (query, _r, _a, ctx) => {
-      const p = requireSession(ctx.principal);
-      return ctx.prisma.webhook.findMany({ ...query, where: { workspaceId: p.workspaceId, deletedAt: null }, orderBy: { createdAt: 'desc' } });
-    },
+    resolve: (query, _r, _a, ctx) => ctx.prisma.webhook.findMany({ ...query, ...liveRowsOfWorkspace(ctx) }),
   }),
 );
 
