@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CASH_RECEIPT_TYPES } from '../../src/domain/cash-receipts/identifier.ts';
 import { BANK_PROVIDERS } from '../../src/domain/bank-accounts/bank-providers.ts';
 import { ID_PREFIXES, type IdKind } from '../../src/domain/ids.ts';
+import { onWire } from '../../src/domain/request-schema.ts';
 import { INVOICE_STATUSES, RECEIPT_KINDS, RECEIPT_STATUSES, V1_RECEIPT_STATUSES } from '../shared/statuses.ts';
 
 /** An identifier of one kind: its prefix and 24 characters of [a-z0-9] (spec: Identifier format). */
@@ -24,8 +25,11 @@ export const secretOf = (kind: IdKind, description: string) =>
     .regex(new RegExp(`^${ID_PREFIXES[kind]}[a-z0-9]+$`))
     .meta({ description });
 
-/** A field that is always null (a readable object's `deletedAt`, v1's deleted `data`), `like` the type it has elsewhere. */
-export const alwaysNull = (_like: 'string' | 'object', description?: string) => (description ? z.null().meta({ description }) : z.null());
+/**
+ * A field that is always null (a readable object's `deletedAt`, an error's `data`), spelled `{type: [like, "null"],
+ * const: null}`: exactly `{type: "null"}` makes the field vanish from openapi-fetch's response types.
+ */
+export const alwaysNull = (like: 'string' | 'object', description?: string) => onWire(description ? z.null().meta({ description }) : z.null(), { type: [like, 'null'], const: null });
 
 /** v1's timestamp text: second precision, `.000` milliseconds, zone `+00:00`. */
 export const V1_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/;

@@ -9,7 +9,7 @@ import { ERROR_TABLE, type ErrorCode } from '../../src/domain/errors.ts';
 import { wireSchemas } from '../../src/domain/request-schema.ts';
 import { ID_PREFIXES } from '../../src/domain/ids.ts';
 import type { PathIdKind, RouteDoc as Operation, RouteFace as Face } from '../shared/route.ts';
-import { V2CashReceipt, idOf } from './components.ts';
+import { alwaysNull, V2CashReceipt, idOf } from './components.ts';
 import { OPERATIONS } from './operations.ts';
 import { WEBHOOK_EVENTS } from './webhooks.ts';
 
@@ -85,11 +85,11 @@ function errorResponses(op: Operation, render: ReturnType<typeof renderer>): Rec
     const wire = (c: ErrorCode) => ERROR_TABLE[c][version].code;
     let schema: z.ZodType;
     if (version === 'v1') {
-      schema = z.object({ code: codeList(uniq(codes.map(wire))), data: z.null() });
+      schema = z.object({ code: codeList(uniq(codes.map(wire))), data: alwaysNull('object') });
     } else {
       const plain = codes.filter((c) => !V2_ERROR_DATA[c]);
       const variants: z.ZodType[] = [];
-      if (plain.length) variants.push(z.object({ code: codeList(uniq(plain.map(wire))), data: z.null() }));
+      if (plain.length) variants.push(z.object({ code: codeList(uniq(plain.map(wire))), data: alwaysNull('object') }));
       for (const c of codes.filter((c) => V2_ERROR_DATA[c])) {
         const v = z.object({ code: z.literal(wire(c)), data: V2_ERROR_DATA[c]! });
         if (!variants.some((x) => JSON.stringify(z.toJSONSchema(x, { unrepresentable: 'any' })) === JSON.stringify(z.toJSONSchema(v, { unrepresentable: 'any' })))) variants.push(v);
