@@ -9,7 +9,8 @@ import { CASH_RECEIPT_TYPES } from '../../src/domain/cash-receipts/identifier.ts
 import { BANK_PROVIDERS } from '../../src/domain/bank-accounts/bank-providers.ts';
 import { ID_PREFIXES, type IdKind } from '../../src/domain/ids.ts';
 import { onWire } from '../../src/domain/request-schema.ts';
-import { INVOICE_STATUSES, RECEIPT_KINDS, RECEIPT_STATUSES, V1_RECEIPT_STATUSES } from '../shared/statuses.ts';
+import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { INVOICE_STATUSES, RECEIPT_KINDS, V1_RECEIPT_STATUSES } from '../shared/statuses.ts';
 
 /** An identifier of one kind: its prefix and 24 characters of [a-z0-9] (spec: Identifier format). */
 export const idOf = (kind: IdKind, description?: string) =>

@@ -1,13 +1,12 @@
 /**
- * Runs a GraphQL operation for a REST face through the same schema and context as /graphql, and turns its errors
- * back into DomainErrors: a domain error keeps its code; a variable that GraphQL could not coerce is BAD_REQUEST
- * (the spec's "enum value outside the list"); anything else is an internal error.
+ * Runs a GraphQL operation for a REST face through the same schema and context as /graphql; its errors become what they
+ * stand for (operationErrorOf): a DomainError, BAD_REQUEST for a variable that does not coerce, else an internal error.
  */
-import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
-import { DomainError } from '../../src/domain/errors.ts';
+import { execute, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { isDomainError } from '../../src/domain/errors.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { domainErrorOf, inBandDomainError } from '../../src/graphql/common/errors.ts';
+import { inBandDomainError, operationErrorOf } from '../../src/graphql/common/errors.ts';
 
 const cache = new Map<string, DocumentNode>();
 
@@ -33,21 +32,12 @@ export class InternalOperationError extends Error {
 /** The selection a REST document adds to a mutation returning a result union, so refusals come back as DomainErrors. */
 export const ON_ERROR = '__typename ... on DomainError { code message field data }';
 
-/** Executes and returns `data`, or throws the DomainError (or BAD_REQUEST / internal error) behind the first error. */
+/** Executes and returns `data`; throws the first DomainError behind its errors (in-band ones too), else an internal error. */
 export async function run<T = Record<string, unknown>>(ctx: GraphQLContext, source: string, variables: Record<string, unknown>): Promise<T> {
   const result = (await execute({ schema, document: operation(source), contextValue: ctx, variableValues: variables })) as ExecutionResult;
   if (result.errors?.length) {
-    for (const e of result.errors) {
-      const d = domainErrorOf(e);
-      if (d) throw d;
-    }
-    const first = result.errors[0];
-    // An error without a path stopped the operation before it ran: a variable that does not coerce (an enum value
-    // outside the list, a scalar that refuses its value) is the caller's, whatever GraphQL attached as its cause.
-    if (!first.path && (!first.originalError || first.originalError instanceof GraphQLError)) throw new DomainError('BAD_REQUEST', { message: first.message });
-    const code = first.extensions?.code;
-    if (code === 'UNAUTHENTICATED' || code === 'DASHBOARD_ONLY') throw new DomainError(code);
-    throw new InternalOperationError(result.errors.map((e) => e.originalError ?? e));
+    const causes = result.errors.map(operationErrorOf);
+    throw causes.find(isDomainError) ?? new InternalOperationError(causes);
   }
   const refused = inBandDomainError(result.data as Record<string, unknown> | null);
   if (refused) throw refused;

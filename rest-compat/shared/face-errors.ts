@@ -50,21 +50,16 @@ export function errorResponse(face: Face, error: ErrorLike | readonly ErrorLike[
   return json(rendered.status, rendered.body, unavailable ? { ...RETRY_AFTER_UNAVAILABLE, ...opts.headers } : opts.headers);
 }
 
-/**
- * Answers an error a face caught, after logging it: a DomainError in the face's rendering; an unreachable database
- * 503 SERVICE_UNAVAILABLE with Retry-After; anything else masked as 500 INTERNAL_SERVER_ERROR.
- */
+/** What a face answers for an error it caught: a DomainError itself; an unreachable database SERVICE_UNAVAILABLE; anything else masked. */
+export function answerOf(e: unknown): ErrorLike {
+  return isDomainError(e) ? e : isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR';
+}
+
+/** Answers an error a face caught (answerOf) in the face's rendering, after logging it (ErrorLog.caught). */
 export function answerError(face: Face, e: unknown, log: ErrorLog, opts: { headers?: Record<string, string>; v2Data?: (e: DomainError) => unknown } = {}): Response {
-  if (isDomainError(e)) {
-    log.domain(e);
-    return errorResponse(face, e, { headers: opts.headers, v2Data: opts.v2Data?.(e) });
-  }
-  if (isDatabaseUnavailable(e)) {
-    log.failed('SERVICE_UNAVAILABLE', e);
-    return errorResponse(face, 'SERVICE_UNAVAILABLE', { headers: opts.headers });
-  }
-  log.unexpected(e);
-  return errorResponse(face, 'INTERNAL_SERVER_ERROR', { headers: opts.headers });
+  log.caught(e);
+  const answer = answerOf(e);
+  return errorResponse(face, answer, { headers: opts.headers, v2Data: isDomainError(answer) ? opts.v2Data?.(answer) : undefined });
 }
 
 /** The log of one request's errors, each line with its request id (and method and path). */
@@ -77,6 +72,8 @@ export interface ErrorLog {
   unexpected(e: unknown): void;
   /** A DomainError: a refusal, or a dependency's failure (a 5xx code). */
   domain(e: DomainError): void;
+  /** Any error a face caught, at the level answerOf's answer calls for. */
+  caught(e: unknown): void;
 }
 
 export function errorLog(log: Logger, requestId: string, method: string, path: string): ErrorLog {
@@ -84,11 +81,14 @@ export function errorLog(log: Logger, requestId: string, method: string, path: s
   const refused: ErrorLog['refused'] = (code, field) =>
     log[code === 'RATE_LIMITED' ? 'debug' : 'info']({ requestId, method, path, code, ...(field ? { field: field.join('.') } : {}) }, 'request refused');
   const failed: ErrorLog['failed'] = (code, cause) => log.warn({ requestId, method, path, code, ...(cause && !isDomainError(cause) ? { err: cause } : {}) }, 'dependency failed');
+  const unexpected: ErrorLog['unexpected'] = (e) => log.error({ requestId, method, path, err: e }, 'unexpected error');
+  const domain: ErrorLog['domain'] = (e) => (isRefusal(e.code) ? refused(e.code, e.path) : failed(e.code, e));
   return {
     refused,
     failed,
-    unexpected: (e) => log.error({ requestId, method, path, err: e }, 'unexpected error'),
-    domain: (e) => (isRefusal(e.code) ? refused(e.code, e.path) : failed(e.code, e)),
+    unexpected,
+    domain,
+    caught: (e) => (isDomainError(e) ? domain(e) : isDatabaseUnavailable(e) ? failed('SERVICE_UNAVAILABLE', e) : unexpected(e)),
   };
 }
 

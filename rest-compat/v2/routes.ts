@@ -4,8 +4,16 @@
  * /openapi.json are read from this table.
  */
 import { z } from 'zod';
-import { cancelRequestSchema, parseCancelRequest, parseReissueRequest, reissueRequestSchema } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import {
+  cancelRequestSchema,
+  parseCancelRequest,
+  parseReissueRequest,
+  parseSendEmailRequest,
+  reissueRequestSchema,
+  sendEmailRequestSchema,
+} from '../../src/domain/cash-receipts/cash-receipts.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { cancelInvoiceRequestSchema, parseCancelInvoiceRequest } from '../../src/domain/invoices/invoice-input.ts';
 import { invoiceChangesSchema, parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
 import { limitSchema, offsetSchema, parseOffsetPage } from '../../src/domain/paging.ts';
 import { V2CashReceipt, V2Invoice, V2InvoiceWithHistory } from '../openapi/components.ts';
@@ -14,8 +22,7 @@ import { OPS, type GqlCashReceipt, type InvoiceView, type Page } from '../shared
 import { RouteTable } from '../shared/http.ts';
 import type { Call, FaceContext, GraphQLRoute } from '../shared/route.ts';
 import { INVOICE_STATUSES } from '../shared/statuses.ts';
-import { cancelInvoiceBodySchema, parseCancelInvoiceBody, parseSendEmailBody, sendEmailBodySchema } from './requests.ts';
-import { v2CashReceipt, v2Invoice } from './wire.ts';
+import { V2_EXPIRES_AT, v2CashReceipt, v2Invoice } from './wire.ts';
 
 export type V2Context = FaceContext;
 type Route = GraphQLRoute<V2Context>;
@@ -84,7 +91,7 @@ const invoices: Route[] = [
     write: true,
     pathId: 'invoice',
     body: {
-      schema: invoiceChangesSchema(new Date(0)).meta({
+      schema: invoiceChangesSchema(new Date(0), V2_EXPIRES_AT).meta({
         id: 'UpdateInvoiceRequest',
         description: 'PATCH /v2/invoices/{id}: only sent fields change; null clears e-mail, phone, cashReceipt and the expiry. At least one field must change.',
       }),
@@ -106,13 +113,10 @@ const invoices: Route[] = [
       'GUIDE_EMAIL_NO_EXPIRY',
     ],
     operation: OPS.updateInvoice,
+    // Parsed once (expiresAt from v2's Unix seconds to a Date) and passed on as GraphQL's UpdateInvoiceInput.
     variables: ({ id, body, ctx }) => {
-      parseInvoiceChanges(body, ctx.deps.clock.now());
-      const b = body as Record<string, unknown>;
-      const input: Record<string, unknown> = {};
-      for (const k of ['customer', 'amount', 'extendDays', 'bankAccountIds', 'cashReceipt', 'resendGuideEmail']) if (b[k] !== undefined) input[k] = b[k];
-      if (b.expiresAt !== undefined) input.expiresAt = b.expiresAt === null ? null : new Date((b.expiresAt as number) * 1000).toISOString();
-      return { id, input };
+      const changes = parseInvoiceChanges(body, ctx.deps.clock.now(), V2_EXPIRES_AT);
+      return { id, input: { ...changes, expiresAt: changes.expiresAt && changes.expiresAt.toISOString() } };
     },
     render: (r: { updateInvoice: { invoice: InvoiceView } }) => ({ data: v2Invoice(r.updateInvoice.invoice) }),
   },
@@ -126,11 +130,11 @@ const invoices: Route[] = [
     face: 'v2',
     write: true,
     pathId: 'invoice',
-    body: { schema: cancelInvoiceBodySchema.meta({ id: 'CancelInvoiceRequest', description: 'POST /v2/invoices/{id}/cancel (body optional).' }), required: false },
+    body: { schema: cancelInvoiceRequestSchema.meta({ id: 'CancelInvoiceRequest', description: 'POST /v2/invoices/{id}/cancel (body optional).' }), required: false },
     ok: invoiceOk('The canceled invoice.'),
     errors: [...WRITE, ...BODY, ...INVOICE_BY_ID, 'CANCEL_REASON_TOO_LONG', ...refusals('CANCEL')],
     operation: OPS.cancelInvoice,
-    variables: ({ id, body }) => ({ id, reason: parseCancelInvoiceBody(body).reason }),
+    variables: ({ id, body }) => ({ id, reason: parseCancelInvoiceRequest(body).reason }),
     render: (r: { cancelInvoice: { invoice: InvoiceView } }) => ({ data: v2Invoice(r.cancelInvoice.invoice) }),
   },
 ];
@@ -178,7 +182,7 @@ const cashReceipts: Route[] = [
     write: true,
     pathId: 'cashReceipt',
     body: {
-      schema: reissueRequestSchema('PERSONAL').meta({
+      schema: reissueRequestSchema.meta({
         id: 'ReissueCashReceiptRequest',
         description: 'POST /v2/cash-receipts/{id}/reissue: amount, buyer and invoice come from the failed original.',
       }),
@@ -187,12 +191,8 @@ const cashReceipts: Route[] = [
     ok: receiptOk('The new receipt.'),
     errors: [...WRITE, ...BODY, ...RECEIPT_BY_ID, 'RECEIPT_INVALID_TYPE', 'RECEIPT_INVALID_IDENTIFIER', 'BUSINESS_INFO_NOT_REGISTERED', 'RECEIPT_NOT_REISSUABLE', 'AGENCY_API_FAILED'],
     operation: OPS.reissueCashReceipt,
-    variables: ({ id, body }) => {
-      // Shape errors first (the original's type is checked by the domain once the receipt is loaded).
-      parseReissueRequest(body, 'PERSONAL');
-      const b = (body ?? {}) as Record<string, unknown>;
-      return { id, input: { ...(b.identifier != null ? { identifier: b.identifier } : {}), ...(b.type != null ? { type: b.type } : {}), ...(b.selfIssued != null ? { selfIssued: b.selfIssued } : {}) } };
-    },
+    // The shape here; what needs the original's type is judged by the domain once the receipt is loaded.
+    variables: ({ id, body }) => ({ id, input: parseReissueRequest(body) }),
     render: (r: { reissueCashReceipt: { cashReceipt: GqlCashReceipt } }, call) => receipt(r.reissueCashReceipt.cashReceipt, call),
   },
   {
@@ -205,11 +205,11 @@ const cashReceipts: Route[] = [
     face: 'v2',
     write: true,
     pathId: 'cashReceipt',
-    body: { schema: sendEmailBodySchema.meta({ id: 'SendCashReceiptEmailRequest', description: 'POST /v2/cash-receipts/{id}/send-email.' }), required: true },
+    body: { schema: sendEmailRequestSchema.meta({ id: 'SendCashReceiptEmailRequest', description: 'POST /v2/cash-receipts/{id}/send-email.' }), required: true },
     ok: v2Done('Sent.', 'V2EmailSent', 'The agency accepted the e-mail.'),
     errors: [...WRITE, ...BODY, ...RECEIPT_BY_ID, 'RECEIPT_EMAIL_INVALID', 'RECEIPT_EMAIL_NOT_SENDABLE', 'AGENCY_EMAIL_FAILED'],
     operation: OPS.sendCashReceiptEmail,
-    variables: ({ id, body }) => ({ id, email: parseSendEmailBody(body).email }),
+    variables: ({ id, body }) => ({ id, email: parseSendEmailRequest(body).email }),
     render: () => ({}),
   },
 ];

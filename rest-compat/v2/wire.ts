@@ -3,10 +3,24 @@
  * CANCELED — PAID is our name for the paid status the spec leaves unnamed), `history` only on single reads.
  */
 
+import { z } from 'zod';
+import { fromUnixSeconds } from '../../src/domain/dates.ts';
+import type { ExpiresAtWire } from '../../src/domain/invoices/update-invoice.ts';
+import { fail } from '../../src/domain/request-schema.ts';
 import type { GqlCashReceipt, InvoiceView } from '../shared/graphql.ts';
 
 // The webhook payloads render an invoice snapshot with this face's invoice object.
 export type { InvoiceView };
+
+/** expiresAt in a v2 request (PATCH /v2/invoices/{id}): whole Unix seconds within the instant range, else INVALID_EXPIRES_AT. */
+export const V2_EXPIRES_AT: ExpiresAtWire = {
+  schema: z
+    .number({ error: fail('INVALID_EXPIRES_AT') })
+    .int()
+    .refine((s) => fromUnixSeconds(s) !== null, { error: fail('INVALID_EXPIRES_AT') })
+    .transform((s) => fromUnixSeconds(s) as Date),
+  description: 'New expiry in Unix seconds: later than now and within 365 days; null removes the expiry.',
+};
 
 /** Unix seconds, or null. */
 export function v2Time(value: string | Date | null | undefined): number | null {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from './clock.ts';
 import type { CashReceiptAgency } from './cash-receipts/agency.ts';
-import type { CommittedEvent } from './events/outbox.ts';
+import type { CommittedEvent } from './events/event-types.ts';
 
 export type Tx = Prisma.TransactionClient;
 

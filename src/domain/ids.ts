@@ -28,6 +28,13 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
+const KIND_BY_PREFIX = new Map<string, IdKind>(Object.entries(ID_PREFIXES).map(([kind, prefix]) => [prefix, kind as IdKind]));
+
+/** The kind whose prefix `id` starts with (the body is not checked), or null. */
+export function idKindOf(id: string): IdKind | null {
+  return KIND_BY_PREFIX.get(id.slice(0, id.indexOf('_') + 1)) ?? null;
+}
+
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** CSPRNG bytes fetched 4 KiB at a time (one system call per ~150 ids instead of one per id); each byte used once. */

@@ -3,8 +3,10 @@
  * attempts and failures, outbox lag, and the process's own metrics. One registry per app (tests run several apps in one process).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ID_PREFIXES } from '../domain/ids.ts';
 
-const ID_SEGMENT = /\/(ivc|trx|crt|bac|acc|wsp|whd|whm|apk|oap|evt)_[a-z0-9]+/g;
+/** A path segment that is a prefixed id of any kind (any body length, so malformed ids are folded too). */
+const ID_SEGMENT = new RegExp(`/(?:${Object.values(ID_PREFIXES).join('|')})[a-z0-9]+`, 'g');
 
 /** A route label without ids, so label cardinality stays bounded. */
 export function routeLabel(path: string): string {

@@ -8,17 +8,16 @@
  * with the request id. Sofa's subscription webhooks (`/api/webhook`) are not served: they would POST to any URL a
  * caller names.
  */
-import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
+import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useSofa } from 'sofa-api';
 import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../domain/prisma-errors.ts';
-import { domainErrorOf, inBandAsError } from '../graphql/common/errors.ts';
+import { domainErrorOf, inBandAsError, operationErrorOf } from '../graphql/common/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { OPENAPI_VERSION } from '../../rest-compat/openapi/document.ts';
 import { readTextBody } from '../../rest-compat/shared/http.ts';
-import { errorResponse, type ErrorLog } from '../../rest-compat/shared/face-errors.ts';
+import { answerOf, errorResponse, type ErrorLog } from '../../rest-compat/shared/face-errors.ts';
 
 export const SOFA_BASE = '/api';
 
@@ -34,20 +33,8 @@ function isSubscriptionWebhook(method: string, path: string): boolean {
   return (m === 'POST' || m === 'DELETE') && (path === `${SOFA_BASE}/webhook` || path.startsWith(`${SOFA_BASE}/webhook/`));
 }
 
-/** What an error of an /api call is: the DomainError it is answered with, or (unexpected) its cause, answered masked. */
-type Answered = { domain: DomainError } | { cause: unknown };
-
-function answered(error: unknown): Answered {
-  const domain = domainErrorOf(error);
-  if (domain) return { domain };
-  if (isDatabaseUnavailable(error)) return { domain: new DomainError('SERVICE_UNAVAILABLE') };
-  // GraphQL's own refusals (an argument that does not coerce, sofa's unreadable body): the request is wrong.
-  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return { domain: new DomainError('BAD_REQUEST', { message: error.message }) };
-  return { cause: error instanceof GraphQLError ? error.originalError : error };
-}
-
-/** The errors each error response of sofa's stands for: handleSofa logs them with the request id sofa does not pass on. */
-const ANSWERED = new WeakMap<Response, Answered[]>();
+/** The errors each error response of sofa's stands for (operationErrorOf): handleSofa logs them with the request id. */
+const CAUSES = new WeakMap<Response, unknown[]>();
 
 export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
   /** Runs an operation: a DomainError a result-union mutation returned in-band becomes the GraphQL error it stands for. */
@@ -56,10 +43,9 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
   }
 
   const errorHandler = (errors: ReadonlyArray<unknown>): Response => {
-    const answers = errors.map(answered);
-    const domains = answers.map((a) => ('domain' in a ? a.domain : new DomainError('INTERNAL_SERVER_ERROR')));
-    const response = errorResponse('graphql', domains);
-    ANSWERED.set(response, answers);
+    const causes = errors.map(operationErrorOf);
+    const response = errorResponse('graphql', causes.map(answerOf));
+    CAUSES.set(response, causes);
     return response;
   };
 
@@ -108,10 +94,7 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
     const response = (await router.fetch(bounded, { requestId, principal })) as Response | undefined;
     // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
     if (!response) return refuse(new DomainError('ROUTE_NOT_FOUND'));
-    for (const a of ANSWERED.get(response) ?? []) {
-      if ('domain' in a) log.domain(a.domain);
-      else log.unexpected(a.cause);
-    }
+    for (const cause of CAUSES.get(response) ?? []) log.caught(cause);
     if (path === `${SOFA_BASE}/openapi.json` && response.ok) {
       const doc = (await response.json()) as { paths?: Record<string, Record<string, unknown>> };
       const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isObjectType, isInputObjectType, isEnumType, isInterfaceType } from 'graphql';
 import { printedSchema, schema } from '../../src/graphql/schema.ts';
+import { NODE_TYPES, nodeTypeOf } from '../../src/graphql/common/node.ts';
+import { ID_PREFIXES, newId } from '../../src/domain/ids.ts';
 
 describe('the committed GraphQL SDL', () => {
   it('schema/schema.graphql equals what the code builds (run `npm run schema:write` after a change)', () => {
@@ -27,5 +29,12 @@ describe('the committed GraphQL SDL', () => {
     for (const name of ['signUp', 'logIn', 'registerBankAccount', 'registerBusinessInfo', 'createApiKey', 'disableApiKey', 'deleteApiKey', 'matchTransaction', 'unmatchTransaction', 'setTransactionHidden']) {
       expect(m[name], name).toBeDefined();
     }
+  });
+
+  it('node(id:) names a type for the id kind of every Node implementation, and nothing else', () => {
+    const nodeTypes = schema.getPossibleTypes(schema.getType('Node') as never).map((t) => t.name).sort();
+    expect(Object.values(NODE_TYPES).sort()).toEqual(nodeTypes);
+    for (const [kind, type] of Object.entries(NODE_TYPES)) expect(nodeTypeOf(newId(kind as keyof typeof ID_PREFIXES))).toBe(type);
+    for (const kind of Object.keys(ID_PREFIXES).filter((k) => !(k in NODE_TYPES))) expect(nodeTypeOf(newId(kind as keyof typeof ID_PREFIXES))).toBeNull();
   });
 });

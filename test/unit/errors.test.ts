@@ -171,7 +171,7 @@ function faceSources(): string[] {
 }
 
 /** The renderers: the table's pure functions, GraphQL's errors from them (and GraphQL's own refusals), the HTTP responses. */
-const RENDERERS = new Set(['src/graphql/common/errors.ts', 'src/http/face-errors.ts'].map((p) => join(...p.split('/'))));
+const RENDERERS = new Set(['src/graphql/common/errors.ts', 'rest-compat/shared/face-errors.ts'].map((p) => join(...p.split('/'))));
 
 /** What a hand-built error body looks like: its keys with a literal value, or the table read directly. */
 const HAND_BUILT: [string, RegExp][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PREFIXES, isId, newId, randomAlnum } from '../../src/domain/ids.ts';
+import { ID_PREFIXES, idKindOf, isId, newId, randomAlnum, type IdKind } from '../../src/domain/ids.ts';
 
 describe('identifiers (spec: prefix + 24 characters of [a-z0-9])', () => {
   it.each(Object.entries(ID_PREFIXES))('%s ids are %s + 24 lowercase letters and digits', (kind, prefix) => {
@@ -30,5 +30,13 @@ describe('identifiers (spec: prefix + 24 characters of [a-z0-9])', () => {
     ['transaction', 12345, false],
   ] as const)('isId(%s, %s) = %s', (kind, value, expected) => {
     expect(isId(kind, value)).toBe(expected);
+  });
+
+  it.each(Object.keys(ID_PREFIXES) as IdKind[])('idKindOf reads %s back from its prefix', (kind) => {
+    expect(idKindOf(newId(kind))).toBe(kind);
+  });
+
+  it.each(['xyz_' + 'a'.repeat(24), 'ivc' + 'a'.repeat(24), '', 'ivcx_abc', '_abc'])('idKindOf(%j) is null (no known prefix)', (value) => {
+    expect(idKindOf(value)).toBeNull();
   });
 });

@@ -7,12 +7,11 @@ import { execute, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
+import { parseCancelInvoiceRequest, parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
 import { isStorableText, unstorableTextPath } from '../../src/domain/request-schema.ts';
 import { domainErrorOf, maskError } from '../../src/graphql/common/errors.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { parseCancelInvoiceBody } from '../../rest-compat/v2/requests.ts';
 
 function refusal(f: () => unknown): { code: string; path: string[] | null } | null {
   try {
@@ -54,7 +53,7 @@ describe('storable text', () => {
     ['customer name with a lone surrogate', () => parseCreateInvoiceInput({ ...invoice, customer: { name: 'a\ud800b' } }), ['customer', 'name']],
     ['customer e-mail with a lone surrogate', () => parseCreateInvoiceInput({ ...invoice, customer: { name: 'a', email: 'a\ud800@b.co' } }), ['customer', 'email']],
     ['update: name with a lone surrogate', () => parseInvoiceChanges({ customer: { name: 'x\udc00' } }, new Date()), ['customer', 'name']],
-    ['v2 cancel reason', () => parseCancelInvoiceBody({ reason: 'r\u0000' }), ['reason']],
+    ['v2 cancel reason', () => parseCancelInvoiceRequest({ reason: 'r\u0000' }), ['reason']],
     ['bank notification id', () => parseBankNotification({ notificationId: 'n\u0000', depositorName: 'a', amount: 1, receivedAt: new Date().toISOString() }), ['notificationId']],
   ])('parsers refuse it as VALIDATION_FAILED at the field: %s', (_name, f, path) => {
     expect(refusal(f)).toEqual({ code: 'VALIDATION_FAILED', path });

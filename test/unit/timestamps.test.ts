@@ -10,6 +10,7 @@ import { assertStorableInstant, fromUnixSeconds, isTimestampRefusal, kstDayStart
 import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
+import { V2_EXPIRES_AT } from '../../rest-compat/v2/wire.ts';
 import { dateTimeRefusalError, isDateTimeRefusedByDatabase } from '../../src/domain/prisma-errors.ts';
 import { domainErrorOf } from '../../src/graphql/common/errors.ts';
 
@@ -153,11 +154,11 @@ describe('each parser refuses a bad time at its field', () => {
   it.each([[-1], [1.5], [nowS + 0.5], [1e300], [8.64e15], [-8.64e15], [Number.NaN], [Number.POSITIVE_INFINITY], ['1795000000'], [253_402_300_800]])(
     'v2 PATCH expiresAt %j → INVALID_EXPIRES_AT at expiresAt',
     (expiresAt) => {
-      expect(refusal(() => parseInvoiceChanges({ expiresAt }, now))).toEqual({ code: 'INVALID_EXPIRES_AT', message: 'expiresAt must be Unix seconds later than now and within 365 days.', path: ['expiresAt'] });
+      expect(refusal(() => parseInvoiceChanges({ expiresAt }, now, V2_EXPIRES_AT))).toEqual({ code: 'INVALID_EXPIRES_AT', message: 'expiresAt must be Unix seconds later than now and within 365 days.', path: ['expiresAt'] });
     },
   );
   it('v2 PATCH expiresAt: whole seconds later than now are the instant they name', () => {
-    expect(parseInvoiceChanges({ expiresAt: nowS + 60 }, now)).toEqual({ resendGuideEmail: false, expiresAt: new Date(now.getTime() + 60_000) });
+    expect(parseInvoiceChanges({ expiresAt: nowS + 60 }, now, V2_EXPIRES_AT)).toEqual({ resendGuideEmail: false, expiresAt: new Date(now.getTime() + 60_000) });
   });
 
   it('a Date headed for the database is checked too (never an Invalid Date or outside the range)', () => {

@@ -3,7 +3,7 @@
  * A receipt is registered with the agency by a durable job (`receipt.issue`) and settled by another (`receipt.settle`)
  * when the tax authority answers; API calls that must report an agency failure run the first job inline.
  */
-import type { CashReceipt } from '../../generated/prisma/client.ts';
+import type { CashReceipt, CashReceiptStatus } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import { linkedBusinessInfo } from '../business/business-info.ts';
@@ -11,13 +11,13 @@ import { addHistory } from '../invoices/history.ts';
 import { parseKstRange } from '../dates.ts';
 import { asRaw, inTransaction, noteJobsQueued, type Deps, type Sql, type Tx } from '../deps.ts';
 import { z } from 'zod';
-import { DomainError, type ErrorCode } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { absentBodyIsEmpty, codePoints, fail, parseRequest } from '../request-schema.ts';
 import { isId, newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
-import { EMAIL_RE, MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
+import { EMAIL_RE, MAX_WON, searchNormalize } from '../validation.ts';
 import { AgencyError } from './agency.ts';
 import { CASH_RECEIPT_TYPES, identifierFits, isCashReceiptType, type CashReceiptTypeName } from './identifier.ts';
 import { splitCancellation, splitVat } from './vat.ts';
@@ -332,20 +332,23 @@ export interface ReceiptListFilter {
   dateBefore?: string | null;
 }
 
-const RECEIPT_STATUSES = ['PENDING', 'ISSUED', 'FAILED', 'REVOKED', 'CANCELED'];
+/** Every status a receipt can have (spec: Cash receipt state table); the faces read their lists from here. */
+export const RECEIPT_STATUSES = ['PENDING', 'ISSUED', 'FAILED', 'REVOKED', 'CANCELED'] as const satisfies readonly CashReceiptStatus[];
+export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+const isReceiptStatus = (s: string): s is ReceiptStatus => (RECEIPT_STATUSES as readonly string[]).includes(s);
 
 /** listCashReceipts (GET /v1/cash-receipts): filters, newest first by issuance request date. */
 export async function listCashReceiptIds(deps: Deps, principal: Principal | null, f: ReceiptListFilter): Promise<{ ids: string[]; total: number }> {
   const p = requirePrincipal(principal);
   const page = parseOffsetPage(f.offset, f.limit);
   const range = parseKstRange(f.dateAfter, f.dateBefore);
-  if (f.status != null && !RECEIPT_STATUSES.includes(f.status)) throw new DomainError('BAD_REQUEST', { path: ['status'], message: `status must be one of ${RECEIPT_STATUSES.join(', ')}.` });
+  if (f.status != null && !isReceiptStatus(f.status)) throw new DomainError('BAD_REQUEST', { path: ['status'], message: `status must be one of ${RECEIPT_STATUSES.join(', ')}.` });
   if (f.type != null && !isCashReceiptType(f.type)) throw new DomainError('BAD_REQUEST', { path: ['type'], message: 'type must be PERSONAL or CORPORATE.' });
   const w = new SqlWhere();
   w.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND "deletedAt" IS NULL`);
   if (f.status) w.and((v) => `status::text = ${v(f.status)}`);
   if (f.statuses && f.statuses.length) {
-    for (const st of f.statuses) if (!RECEIPT_STATUSES.includes(st)) throw new DomainError('BAD_REQUEST', { path: ['statuses'] });
+    for (const st of f.statuses) if (!isReceiptStatus(st)) throw new DomainError('BAD_REQUEST', { path: ['statuses'] });
     w.and((v) => `status::text = ANY(${v(f.statuses, '::text[]')})`);
   }
   if (f.type) w.and((v) => `type::text = ${v(f.type)}`);
@@ -483,39 +486,44 @@ export async function revokeCashReceipt(deps: Deps, principal: Principal | null,
 // ───────────────────────────── Reissue ─────────────────────────────
 
 /**
- * The reissue body (spec: reissue table), for an original of `originalType`: type in the enum (240002), no self-issue
- * as CORPORATE (240002), identifier required unless self-issued and fit for the type (240003). The identifier is
- * judged last (after type and selfIssued) and ignored for a self-issued receipt.
+ * The reissue request (spec: reissue table), as it reads without the original: type in the enum (240002), selfIssued
+ * a boolean; a missing or non-text identifier reads as absent. What needs the original's type is resolveReissue's.
  */
-export function reissueRequestSchema(originalType: CashReceiptTypeName) {
-  const body = z
-    .object(
-      {
-        identifier: z
-          .string()
-          .nullish()
-          .catch(undefined)
-          .meta({ description: 'Required unless selfIssued is true; same format as issuing (phone 10-11 digits or business number 10 digits).', pattern: '^\\d{10,11}$' }),
-        type: z.enum(CASH_RECEIPT_TYPES, { error: fail('RECEIPT_INVALID_TYPE') }).nullish().meta({ description: 'PERSONAL or CORPORATE; omitted = the original type.' }),
-        selfIssued: z.boolean({ error: fail('BAD_REQUEST') }).nullish().meta({ description: 'Reissue as self-issued (not with CORPORATE).' }),
-      },
-      { error: fail('BAD_REQUEST') },
-    )
-    .transform((b, ctx) => {
-      const type = b.type ?? originalType;
-      const selfIssued = b.selfIssued === true;
-      const issue = (code: ErrorCode, path: string, message?: string) => (ctx.issues.push({ code: 'custom', input: b, path: [path], message: fail(code, message) }), z.NEVER);
-      if (selfIssued && type === 'CORPORATE') return issue('RECEIPT_INVALID_TYPE', 'selfIssued', 'A self-issued receipt cannot be CORPORATE.');
-      if (selfIssued) return { type, identifier: SELF_ISSUE_IDENTIFIER, selfIssued };
-      if (!identifierFits(type, b.identifier)) return issue('RECEIPT_INVALID_IDENTIFIER', 'identifier');
-      return { type, identifier: b.identifier as string, selfIssued };
-    });
-  return z.preprocess(absentBodyIsEmpty, body);
+export const reissueRequestSchema = z.preprocess(
+  absentBodyIsEmpty,
+  z.object(
+    {
+      identifier: z
+        .string()
+        .nullish()
+        .catch(undefined)
+        .meta({ description: 'Required unless selfIssued is true; same format as issuing (phone 10-11 digits or business number 10 digits).', pattern: '^\\d{10,11}$' }),
+      type: z.enum(CASH_RECEIPT_TYPES, { error: fail('RECEIPT_INVALID_TYPE') }).nullish().meta({ description: 'PERSONAL or CORPORATE; omitted = the original type.' }),
+      selfIssued: z.boolean({ error: fail('BAD_REQUEST') }).nullish().meta({ description: 'Reissue as self-issued (not with CORPORATE).' }),
+    },
+    { error: fail('BAD_REQUEST') },
+  ),
+);
+
+export type ReissueRequest = z.output<typeof reissueRequestSchema>;
+
+/** Parses a reissue request's shape (type in the enum: 240002; selfIssued a boolean); resolveReissue judges the rest. */
+export function parseReissueRequest(raw: unknown): ReissueRequest {
+  return parseRequest(reissueRequestSchema, raw);
 }
 
-/** Parses a reissue body (spec: reissue table): type in the enum (240002), no self-issue as CORPORATE (240002), identifier required unless self-issued and fit for the type (240003). */
-export function parseReissueRequest(raw: unknown, originalType: CashReceiptTypeName): { type: CashReceiptTypeName; identifier: string; selfIssued: boolean } {
-  return parseRequest(reissueRequestSchema(originalType), raw);
+/**
+ * The receipt a reissue asks for, given the original's type (spec: reissue table): type defaults to the original's;
+ * no self-issue as CORPORATE (240002); the identifier is required unless self-issued and must fit the type (240003).
+ */
+export function resolveReissue(r: ReissueRequest, originalType: CashReceiptTypeName): { type: CashReceiptTypeName; identifier: string; selfIssued: boolean } {
+  const type = r.type ?? originalType;
+  if (r.selfIssued === true) {
+    if (type === 'CORPORATE') throw new DomainError('RECEIPT_INVALID_TYPE', { path: ['selfIssued'], message: 'A self-issued receipt cannot be CORPORATE.' });
+    return { type, identifier: SELF_ISSUE_IDENTIFIER, selfIssued: true };
+  }
+  if (!identifierFits(type, r.identifier)) throw new DomainError('RECEIPT_INVALID_IDENTIFIER', { path: ['identifier'] });
+  return { type, identifier: r.identifier as string, selfIssued: false };
 }
 
 /** reissueCashReceipt (POST /v2/cash-receipts/{id}/reissue): a FAILED original, once → a new ORIGINAL receipt. */
@@ -524,7 +532,7 @@ export async function reissueCashReceipt(deps: Deps, principal: Principal | null
   assertCanWrite(p);
   if (!isId('cashReceipt', id)) throw new DomainError('INVALID_CASH_RECEIPT_ID');
   const original = await loadReceiptFor(deps.prisma, p, id);
-  const input = parseReissueRequest(raw, original.type);
+  const input = resolveReissue(parseReissueRequest(raw), original.type);
   const business = await linkedBusinessInfo(deps.prisma, p.workspaceId);
   if (!business) throw new DomainError('BUSINESS_INFO_NOT_REGISTERED');
   const fresh = await inTransaction(deps, async (tx) => {
@@ -559,15 +567,32 @@ export async function reissueCashReceipt(deps: Deps, principal: Principal | null
 
 // ───────────────────────────── Send e-mail ─────────────────────────────
 
+/** The send-email request (spec: POST /v2/cash-receipts/{id}/send-email): `email` required (30007 when missing), an address of at most 100 characters (240018 otherwise). */
+export const sendEmailRequestSchema = z.preprocess(
+  absentBodyIsEmpty,
+  z.object(
+    {
+      email: z
+        .string({ error: (iss) => (iss.input === undefined || iss.input === null ? fail('BAD_REQUEST', 'email is required.') : fail('RECEIPT_EMAIL_INVALID')) })
+        .max(RECEIPT_EMAIL_MAX)
+        .regex(EMAIL_RE)
+        .meta({ description: 'Where the agency sends the receipt, up to 100 characters.' }),
+    },
+    { error: fail('BAD_REQUEST') },
+  ),
+);
+
+/** Parses a send-email request: an e-mail address of at most 100 characters. */
+export function parseSendEmailRequest(raw: unknown): { email: string } {
+  return parseRequest(sendEmailRequestSchema, raw);
+}
+
 /** sendCashReceiptEmail (POST /v2/cash-receipts/{id}/send-email): the agency e-mails the receipt. */
 export async function sendCashReceiptEmail(deps: Deps, principal: Principal | null, id: unknown, raw: unknown): Promise<void> {
   const p = requirePrincipal(principal);
   assertCanWrite(p);
   if (!isId('cashReceipt', id)) throw new DomainError('INVALID_CASH_RECEIPT_ID');
-  if (raw !== undefined && !isPlainObject(raw)) throw new DomainError('BAD_REQUEST');
-  const email = (raw as Record<string, unknown> | undefined)?.email;
-  if (email === undefined || email === null) throw new DomainError('BAD_REQUEST', { path: ['email'], message: 'email is required.' });
-  if (typeof email !== 'string' || email.length > RECEIPT_EMAIL_MAX || !EMAIL_RE.test(email)) throw new DomainError('RECEIPT_EMAIL_INVALID', { path: ['email'] });
+  const { email } = parseSendEmailRequest(raw);
   const receipt = await loadReceiptFor(deps.prisma, p, id);
   if (receipt.status === 'FAILED' || !receipt.ntsConfirmNum) throw new DomainError('RECEIPT_EMAIL_NOT_SENDABLE');
   try {

@@ -18,7 +18,7 @@ import { KeyedBatcher } from '../batching.ts';
 import { historyInsertSql, jsonOrNull } from '../invoices/history.ts';
 import { isId, newId } from '../ids.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, invoiceFromJson, loadInvoiceFor } from '../invoices/invoices.ts';
-import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-state.ts';
+import { INVOICE_TRANSITIONS, applyInvoiceTransition, mayStartFrom, transitionFromSql } from '../invoices/invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { emailInsertCtes, enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
 import { parseOffsetPage } from '../paging.ts';
@@ -29,6 +29,8 @@ import { SqlParams, SqlWhere, likeContains } from '../sql.ts';
 import { MAX_WON, searchNormalize } from '../validation.ts';
 import { depositNameKey, nameLength, splitBrackets } from './depositor-name.ts';
 import { decideMatch, type AutoMatchMethod, type MatchDecision } from './name-matching.ts';
+
+const DEPOSIT_MATCH = INVOICE_TRANSITIONS.DEPOSIT_MATCH;
 
 export interface BankNotification {
   notificationId: string;
@@ -209,16 +211,16 @@ function depositInsertSql(s: SqlParams, d: Transaction, match?: { from: string; 
  */
 function payInvoiceSql(s: SqlParams, candidate: Invoice, now: Date, opts: { unchangedSince?: Date } = {}): string {
   const at = s.p(now.toISOString(), '::timestamptz');
-  return `UPDATE "Invoice" SET status = 'PAID', "paidAt" = ${at}, "paidTrigger" = 'DEPOSIT', "updatedAt" = ${at}
-      WHERE id = ${s.p(candidate.id)} AND status = 'PENDING' AND amount = ${s.p(candidate.amount, '::int')} AND "customerName" = ${s.p(candidate.customerName)}
-        AND "bankAccountIds" = ${s.p([...candidate.bankAccountIds], '::text[]')} AND ("expiresAt" IS NULL OR "expiresAt" > ${at})
+  return `UPDATE "Invoice" SET status = '${DEPOSIT_MATCH.to}', "paidAt" = ${at}, "paidTrigger" = 'DEPOSIT', "updatedAt" = ${at}
+      WHERE id = ${s.p(candidate.id)} AND ${transitionFromSql('DEPOSIT_MATCH', at)} AND amount = ${s.p(candidate.amount, '::int')}
+        AND "customerName" = ${s.p(candidate.customerName)} AND "bankAccountIds" = ${s.p([...candidate.bankAccountIds], '::text[]')}
         ${opts.unchangedSince ? `AND "updatedAt" = ${s.p(opts.unchangedSince.toISOString(), '::timestamptz')}` : ''}
      RETURNING *`;
 }
 
 /** The invoice as payInvoiceSql leaves it (for an invoice unchanged since it was read). */
 function paidByDeposit(candidate: Invoice, now: Date): Invoice {
-  return { ...candidate, status: 'PAID', paidAt: now, paidTrigger: 'DEPOSIT', updatedAt: now };
+  return { ...candidate, status: DEPOSIT_MATCH.to, paidAt: now, paidTrigger: 'DEPOSIT', updatedAt: now };
 }
 
 /** The event a deposit paying an invoice emits. */
@@ -463,7 +465,7 @@ export function matchOutcomeOf(t: Transaction): string {
 function candidateBaseSql(s: SqlParams, e: { workspaceId: string; bankAccountId: string; amount: string; now: Date }): string {
   const now = s.p(e.now.toISOString(), '::timestamptz');
   return `SELECT * FROM "Invoice"
-     WHERE "workspaceId" = ${e.workspaceId} AND amount = ${e.amount} AND status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${now})
+     WHERE "workspaceId" = ${e.workspaceId} AND amount = ${e.amount} AND ${transitionFromSql('DEPOSIT_MATCH', now)}
        AND (cardinality("bankAccountIds") = 0 OR ${e.bankAccountId} = ANY("bankAccountIds"))`;
 }
 
@@ -748,9 +750,6 @@ export async function matchTransactionManually(deps: Deps, principal: Principal 
     }
     const invoice = await loadInvoiceFor(tx, p, invoiceId);
     const now = deps.clock.now();
-    const status = effectiveStatus(invoice, now);
-    if (status === 'PAID') throw new DomainError('INVOICE_ALREADY_PAID');
-    if (status === 'CANCELED') throw new DomainError('INVOICE_CANCELED');
     await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'DEPOSIT' });
     // Link the deposit only if it is still unmatched (the row lock makes two manual matches of one deposit take turns).
     const claimed = await tx.transaction.updateMany({
@@ -779,8 +778,8 @@ export async function unmatchTransaction(deps: Deps, principal: Principal | null
     if (!trx.matchedInvoiceId) throw new DomainError('TRANSACTION_NOT_MATCHED');
     const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: trx.matchedInvoiceId } });
     const now = deps.clock.now();
-    // Only an invoice that comes back pending can conflict (the state table's rule: past its expiry it is EXPIRED).
-    if (effectiveStatus({ status: 'PENDING', expiresAt: invoice.expiresAt }, now) === 'PENDING') {
+    // Only an invoice that comes back payable by a deposit can conflict (past its expiry it comes back EXPIRED).
+    if (mayStartFrom('DEPOSIT_MATCH', { status: 'PENDING', expiresAt: invoice.expiresAt }, now)) {
       const conflict = await findConflictingInvoice(rawOf(tx), {
         workspaceId: invoice.workspaceId,
         customerName: invoice.customerName,

@@ -6,32 +6,9 @@
 import { asRaw, noteEventsWritten, type Sql } from '../deps.ts';
 import { newId } from '../ids.ts';
 import { SqlParams } from '../sql.ts';
+import type { CommittedEvent, EventType } from './event-types.ts';
 
-export const EVENT_TYPES = [
-  'invoice.created',
-  'invoice.paid',
-  'invoice.updated',
-  'invoice.canceled',
-  'invoice.deleted',
-  'invoice.unpaid',
-  'receipt.issued',
-  'receipt.failed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** An event as committed (sequence known), with the subject's row as JSON for live subscribers. */
-export interface CommittedEvent {
-  id: string;
-  workspaceId: string;
-  sequence: string;
-  type: EventType;
-  invoiceId: string | null;
-  cashReceiptId: string | null;
-  bankAccountIds: string[];
-  createdAt: Date;
-  /** The invoice's row after the change (JSON-safe: timestamps as ISO strings). */
-  invoice?: Record<string, unknown>;
-}
+export { EVENT_TYPES, type CommittedEvent, type EventType } from './event-types.ts';
 
 /** A row as JSON-safe values (Dates as ISO strings), as `to_jsonb` would render it. */
 export function jsonRow(row: object): Record<string, unknown> {

@@ -16,8 +16,8 @@ import { isId, newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
-import { invoiceSearchText, parseCreateInvoiceInput } from './invoice-input.ts';
-import { applyInvoiceTransition, effectiveStatus } from './invoice-state.ts';
+import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
+import { applyInvoiceTransition, effectiveStatus, expirySql, statusSql, transitionFromSql } from './invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
 import { addHistory } from './history.ts';
 
@@ -78,8 +78,7 @@ export function invoiceEvent(type: NewEvent['type'], i: Invoice, now: Date, extr
  */
 /** The conflict check's lookup ($2 the normalised name; index Invoice_name_prefix_idx). Exported for the plan test. */
 export const CONFLICTING_INVOICE_SQL = `SELECT id, number FROM "Invoice"
-      WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND status = 'PENDING'
-        AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
+      WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND ${transitionFromSql('DEPOSIT_MATCH', '$4::timestamptz')}
         AND id <> $5
         AND (cardinality("bankAccountIds") = 0 OR cardinality($6::text[]) = 0 OR "bankAccountIds" && $6::text[])
       LIMIT 1`;
@@ -295,22 +294,10 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   if (p.bankAccountIds !== null) {
     w.and((v) => `cardinality("bankAccountIds") > 0 AND "bankAccountIds" <@ ${v(p.bankAccountIds, '::text[]')}`);
   }
-  if (f.paid === true) w.and(`status = 'PAID'`);
-  if (f.paid === false) w.and(`status = 'PENDING'`);
-  if (f.expired === true) w.and((v) => `"expiresAt" IS NOT NULL AND "expiresAt" <= ${v(now.toISOString(), '::timestamptz')}`);
-  if (f.expired === false) w.and((v) => `"expiresAt" IS NULL OR "expiresAt" > ${v(now.toISOString(), '::timestamptz')}`);
-  if (f.statuses && f.statuses.length > 0) {
-    let nowParam: string | null = null;
-    const nowP = () => (nowParam ??= w.param(now.toISOString(), '::timestamptz'));
-    const parts = f.statuses.map((s) =>
-      s === 'EXPIRED'
-        ? `(status = 'PENDING' AND "expiresAt" IS NOT NULL AND "expiresAt" <= ${nowP()})`
-        : s === 'PENDING'
-          ? `(status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > ${nowP()}))`
-          : `status = '${s}'`,
-    );
-    w.and(parts.join(' OR '));
-  }
+  const nowSql = (v: (value: unknown, cast?: string) => string) => () => v(now.toISOString(), '::timestamptz');
+  if (f.paid != null) w.and((v) => statusSql(f.paid ? ['PAID'] : ['PENDING', 'EXPIRED'], nowSql(v)));
+  if (f.expired != null) w.and((v) => expirySql(f.expired!, nowSql(v)()));
+  if (f.statuses && f.statuses.length > 0) w.and((v) => statusSql(f.statuses!, nowSql(v)));
   if (range.from) w.and((v) => `"createdAt" >= ${v(range.from!.toISOString(), '::timestamptz')}`);
   if (range.until) w.and((v) => `"createdAt" < ${v(range.until!.toISOString(), '::timestamptz')}`);
   const term = f.search ? searchNormalize(f.search.replace(/[\u0000-\u001f]/g, '')) : '';
@@ -356,14 +343,11 @@ export async function deleteInvoice(deps: Deps, principal: Principal | null, id:
   });
 }
 
-export const CANCEL_REASON_MAX = 200;
-
 /** cancelInvoice (POST /v2/invoices/{id}/cancel): pending or expired → canceled with reason and who; invoice.canceled. */
-export async function cancelInvoice(deps: Deps, principal: Principal | null, id: unknown, reason: unknown) {
+export async function cancelInvoice(deps: Deps, principal: Principal | null, id: unknown, raw: unknown) {
   const p = requirePrincipal(principal);
   assertCanWrite(p);
-  if (reason !== undefined && reason !== null && typeof reason !== 'string') throw new DomainError('BAD_REQUEST', { path: ['reason'] });
-  if (typeof reason === 'string' && [...reason].length > CANCEL_REASON_MAX) throw new DomainError('CANCEL_REASON_TOO_LONG', { path: ['reason'] });
+  const { reason } = parseCancelInvoiceRequest(raw);
   return inTransaction(deps, async (tx) => {
     const invoice = await loadInvoiceFor(tx, p, id);
     const now = deps.clock.now();
@@ -371,10 +355,10 @@ export async function cancelInvoice(deps: Deps, principal: Principal | null, id:
     const canceled = await applyInvoiceTransition(tx, invoice, 'CANCEL', now, {
       canceledAt: now,
       canceledBy: actor,
-      cancelReason: (reason as string | undefined) ?? null,
+      cancelReason: reason,
     });
-    await addHistory(tx, canceled.id, 'canceled', now, actor, { reason: reason ?? null });
-    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason: reason ?? null })]);
+    await addHistory(tx, canceled.id, 'canceled', now, actor, { reason });
+    await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason })]);
     return canceled;
   });
 }

@@ -8,7 +8,6 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { inTransaction, rawOf, type Deps, type Tx } from '../deps.ts';
-import { fromUnixSeconds } from '../dates.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../errors.ts';
@@ -32,13 +31,14 @@ import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
 
 export const EXTEND_DAYS_MAX = 365;
 
-/** What a PATCH asks for; absent fields are undefined, `null` clears. */
+/**
+ * What a PATCH asks for, in the request's shape (spec: PATCH /v2/invoices/{id}); absent fields are undefined, `null`
+ * clears. Faces pass it on as it is (GraphQL's UpdateInvoiceInput has the same shape).
+ */
 export interface InvoiceChanges {
-  customerName?: string;
-  customerEmail?: string | null;
-  customerPhoneNumber?: string | null;
+  customer?: { name?: string; email?: string | null; phoneNumber?: string | null };
   amount?: number;
-  /** Unix seconds given as expiresAt (null = remove the expiry). */
+  /** The new expiry (null = remove the expiry). */
   expiresAt?: Date | null;
   extendDays?: number;
   bankAccountIds?: string[];
@@ -48,8 +48,23 @@ export interface InvoiceChanges {
 
 const E = (code: ErrorCode) => ({ error: fail(code) });
 
+/**
+ * How a face writes the new expiry: a schema whose output is a Date (failing with INVALID_EXPIRES_AT) and the
+ * document's description of it. The domain's own is a Date (GraphQL's DateTime); v2 passes Unix seconds.
+ */
+export interface ExpiresAtWire {
+  schema: z.ZodType<Date, unknown>;
+  description: string;
+}
+
+const DATE_EXPIRES_AT: ExpiresAtWire = {
+  schema: z.date(E('INVALID_EXPIRES_AT')),
+  description: 'New expiry: later than now and within 365 days; null removes the expiry.',
+};
+
 /** The PATCH body (spec: PATCH /v2/invoices/{id}), fields in the spec's order; `expiresAt` is judged against `now`. */
-export function invoiceChangesSchema(now: Date) {
+export function invoiceChangesSchema(now: Date, expiresAt: ExpiresAtWire = DATE_EXPIRES_AT) {
+  const inRange = (at: Date) => at.getTime() > now.getTime() && at.getTime() <= now.getTime() + MAX_EXPIRY_MS;
   return z
     .object(
       {
@@ -57,18 +72,11 @@ export function invoiceChangesSchema(now: Date) {
           .object({ name: customerNameSchema.optional(), email: customerEmailSchema.optional(), phoneNumber: customerPhoneNumberSchema.optional() }, E('INVALID_CUSTOMER_NAME'))
           .optional(),
         amount: amountSchema.optional(),
-        expiresAt: z
-          .number(E('INVALID_EXPIRES_AT'))
-          .int()
-          .transform((s, ctx) => {
-            const at = fromUnixSeconds(s);
-            if (at && at.getTime() > now.getTime() && at.getTime() <= now.getTime() + MAX_EXPIRY_MS) return at;
-            ctx.addIssue({ code: 'custom', message: fail('INVALID_EXPIRES_AT') });
-            return z.NEVER;
-          })
+        expiresAt: expiresAt.schema
+          .pipe(z.date().refine(inRange, E('INVALID_EXPIRES_AT')))
           .nullable()
           .optional()
-          .meta({ description: 'New expiry in Unix seconds: later than now and within 365 days; null removes the expiry.' }),
+          .meta({ description: expiresAt.description }),
         extendDays: z
           .number(E('INVALID_EXTEND_DAYS'))
           .int()
@@ -85,26 +93,15 @@ export function invoiceChangesSchema(now: Date) {
       },
       E('BAD_REQUEST'),
     )
-    .transform((b): InvoiceChanges => {
-      const c: InvoiceChanges = { resendGuideEmail: b.resendGuideEmail ?? false };
-      if (b.customer?.name !== undefined) c.customerName = b.customer.name;
-      if (b.customer?.email !== undefined) c.customerEmail = b.customer.email;
-      if (b.customer?.phoneNumber !== undefined) c.customerPhoneNumber = b.customer.phoneNumber;
-      if (b.amount !== undefined) c.amount = b.amount;
-      if (b.expiresAt !== undefined) c.expiresAt = b.expiresAt;
-      if (b.extendDays !== undefined) c.extendDays = b.extendDays;
-      if (b.bankAccountIds !== undefined) c.bankAccountIds = b.bankAccountIds;
-      if (b.cashReceipt !== undefined) c.cashReceipt = b.cashReceipt;
-      return c;
-    })
-    .refine((c) => CHANGE_FIELDS.some((k) => c[k] !== undefined), E('NO_FIELD_TO_CHANGE'));
+    .transform((b): InvoiceChanges => ({ ...b, resendGuideEmail: b.resendGuideEmail ?? false }))
+    .refine((c) => Object.values(c.customer ?? {}).some((v) => v !== undefined) || CHANGE_FIELDS.some((k) => c[k] !== undefined), E('NO_FIELD_TO_CHANGE'));
 }
 
-const CHANGE_FIELDS = ['customerName', 'customerEmail', 'customerPhoneNumber', 'amount', 'expiresAt', 'extendDays', 'bankAccountIds', 'cashReceipt'] as const;
+const CHANGE_FIELDS = ['amount', 'expiresAt', 'extendDays', 'bankAccountIds', 'cashReceipt'] as const;
 
 /** Parses a PATCH body with the v2 field codes (220002-220009); 30007 for an unreadable body. */
-export function parseInvoiceChanges(raw: unknown, now: Date): InvoiceChanges {
-  return parseRequest(invoiceChangesSchema(now), raw, { reportAt: INVOICE_REPORT_AT });
+export function parseInvoiceChanges(raw: unknown, now: Date, expiresAt?: ExpiresAtWire): InvoiceChanges {
+  return parseRequest(invoiceChangesSchema(now, expiresAt), raw, { reportAt: INVOICE_REPORT_AT });
 }
 
 /** The new expiry: extendDays from the current expiry (or from now when expired or none) wins over expiresAt. */
@@ -136,16 +133,16 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     assertTransitionAllowed('UPDATE', invoice, now);
     const expiresAt = newExpiry(invoice.expiresAt, changes, now);
     const next = {
-      customerName: changes.customerName ?? invoice.customerName,
-      customerEmail: changes.customerEmail !== undefined ? changes.customerEmail : invoice.customerEmail,
-      customerPhoneNumber: changes.customerPhoneNumber !== undefined ? changes.customerPhoneNumber : invoice.customerPhoneNumber,
+      customerName: changes.customer?.name ?? invoice.customerName,
+      customerEmail: changes.customer?.email !== undefined ? changes.customer.email : invoice.customerEmail,
+      customerPhoneNumber: changes.customer?.phoneNumber !== undefined ? changes.customer.phoneNumber : invoice.customerPhoneNumber,
       amount: changes.amount ?? invoice.amount,
       expiresAt: expiresAt !== undefined ? expiresAt : invoice.expiresAt,
       bankAccountIds: changes.bankAccountIds ?? invoice.bankAccountIds,
       cashReceiptType: changes.cashReceipt !== undefined ? (changes.cashReceipt?.type ?? null) : invoice.cashReceiptType,
       cashReceiptIdentifier: changes.cashReceipt !== undefined ? (changes.cashReceipt?.identifier ?? null) : invoice.cashReceiptIdentifier,
     };
-    const conflictRelevant = changes.customerName !== undefined || changes.amount !== undefined || changes.bankAccountIds !== undefined;
+    const conflictRelevant = changes.customer?.name !== undefined || changes.amount !== undefined || changes.bankAccountIds !== undefined;
     if (conflictRelevant) {
       const conflict = await findConflictingInvoice(rawOf(tx), {
         workspaceId: invoice.workspaceId,

@@ -42,6 +42,18 @@ export function toGraphQLError(e: DomainError, source?: GraphQLError): GraphQLEr
   });
 }
 
+/**
+ * What one error of an operation's result stands for: the DomainError behind it; BAD_REQUEST for GraphQL's refusal of
+ * the request itself (no path, no cause of its own: a variable that does not coerce); else the unexpected error behind it.
+ */
+export function operationErrorOf(error: unknown): unknown {
+  const domain = domainErrorOf(error);
+  if (domain) return domain;
+  if (!(error instanceof GraphQLError)) return error;
+  if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) return new DomainError('BAD_REQUEST', { message: error.message });
+  return error.originalError ?? error;
+}
+
 /** A refusal a result-union mutation returned in-band (a DomainError member), turned back into the DomainError it was. */
 export function inBandDomainError(data: Record<string, unknown> | null | undefined): DomainError | null {
   for (const value of Object.values(data ?? {})) {

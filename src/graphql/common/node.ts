@@ -1,23 +1,29 @@
 /** The Relay Node interface over the prefixed ids (the id's prefix names its type). */
+import { idKindOf, type IdKind } from '../../domain/ids.ts';
 import { builder } from '../builder.ts';
 
-export const NODE_TYPES: Record<string, string> = {
-  ivc_: 'Invoice',
-  trx_: 'Transaction',
-  crt_: 'CashReceipt',
-  bac_: 'BankAccount',
-  whd_: 'Webhook',
-  whm_: 'WebhookDelivery',
-  apk_: 'ApiKey',
-  oap_: 'OAuthApp',
-  evt_: 'Event',
-  eml_: 'EmailMessage',
-  acc_: 'Account',
-  wsp_: 'Workspace',
-};
+/** The GraphQL type of each kind of id that `node(id:)` fetches; the prefixes themselves live in domain/ids.ts. */
+export const NODE_TYPES = {
+  invoice: 'Invoice',
+  transaction: 'Transaction',
+  cashReceipt: 'CashReceipt',
+  bankAccount: 'BankAccount',
+  webhook: 'Webhook',
+  webhookDelivery: 'WebhookDelivery',
+  apiKey: 'ApiKey',
+  oauthApp: 'OAuthApp',
+  event: 'Event',
+  email: 'EmailMessage',
+  account: 'Account',
+  workspace: 'Workspace',
+} as const satisfies Partial<Record<IdKind, string>>;
 
-export function nodeTypeOf(id: string): string | null {
-  return NODE_TYPES[id.slice(0, 4)] ?? null;
+export type NodeTypeName = (typeof NODE_TYPES)[keyof typeof NODE_TYPES];
+
+/** The GraphQL type named by the id's prefix, or null for an unknown prefix or a kind that is not a node. */
+export function nodeTypeOf(id: string): NodeTypeName | null {
+  const kind = idKindOf(id);
+  return kind && kind in NODE_TYPES ? NODE_TYPES[kind as keyof typeof NODE_TYPES] : null;
 }
 
 export const NodeInterface = builder.interfaceRef<{ id: string }>('Node').implement({

@@ -87,7 +87,7 @@ builder.mutationField('cancelInvoice', (t) =>
       id: t.arg.id({ required: true, description: 'ivc_ id.' }),
       reason: t.arg.string({ description: 'Up to 200 characters.' }),
     },
-    resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, reason),
+    resolve: (_root, { id, reason }, ctx) => cancelInvoice(ctx.deps, ctx.principal, id, { reason }),
   }),
 );
 
@@ -119,11 +119,6 @@ builder.mutationField('updateInvoice', (t) =>
     type: InvoicePayload,
     description: 'Changes a pending invoice; emits invoice.updated. Re-runs the conflict check when name, amount or accounts change.',
     args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }), input: t.arg({ type: UpdateInvoiceInput, required: true, description: 'Fields to change.' }) },
-    resolve: (_root, { id, input }, ctx) => {
-      const raw: Record<string, unknown> = { ...input };
-      if (input.expiresAt !== undefined) raw.expiresAt = input.expiresAt === null ? null : Math.floor(input.expiresAt.getTime() / 1000);
-      for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-      return updateInvoice(ctx.deps, ctx.principal, id, raw);
-    },
+    resolve: (_root, { id, input }, ctx) => updateInvoice(ctx.deps, ctx.principal, id, input),
   }),
 );

@@ -1,0 +1,26 @@
+/** The event types of the outbox, and an event as committed: what the outbox tells `Deps.onEventsCommitted`. */
+export const EVENT_TYPES = [
+  'invoice.created',
+  'invoice.paid',
+  'invoice.updated',
+  'invoice.canceled',
+  'invoice.deleted',
+  'invoice.unpaid',
+  'receipt.issued',
+  'receipt.failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event as committed (sequence known), with the subject's row as JSON for live subscribers. */
+export interface CommittedEvent {
+  id: string;
+  workspaceId: string;
+  sequence: string;
+  type: EventType;
+  invoiceId: string | null;
+  cashReceiptId: string | null;
+  bankAccountIds: string[];
+  createdAt: Date;
+  /** The invoice's row after the change (JSON-safe: timestamps as ISO strings). */
+  invoice?: Record<string, unknown>;
+}
