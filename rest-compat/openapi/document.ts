@@ -132,7 +132,7 @@ function oauthErrors(op: Operation & { badRequest?: string[] }): Record<string, 
   };
 }
 
-/** Bank-notification errors `{code, message, field?}` (src/http/bank-notifications.ts), codes from the v1 rendering. */
+/** Bank-notification errors `{code, message, field?}` (rest-compat/bank/notifications.ts), codes from the v1 rendering. */
 function bankErrors(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
   for (const c of op.errors) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
