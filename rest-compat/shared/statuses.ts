@@ -18,8 +18,12 @@ export const RECEIPT_KINDS = Object.values(CashReceiptKind) as unknown as Status
 export const V1_RECEIPT_STATUSES = RECEIPT_STATUSES.filter((s) => s !== 'CANCELED') as unknown as Statuses<Exclude<ReceiptStatus, 'CANCELED'>>;
 export type V1ReceiptStatus = (typeof V1_RECEIPT_STATUSES)[number];
 
-/** v1's REVOKED ⇄ CANCELED, both ways: how v1 shows a stored status, and which stored statuses a v1 status finds. */
+/**
+ * v1's REVOKED ⇄ CANCELED, both ways: how v1 shows a stored status (and when it was revoked: a canceled receipt's
+ * cancel time), and which stored statuses a v1 status finds.
+ */
 export const V1_RECEIPT_STATUS = {
   shown: (stored: string): string => (stored === 'CANCELED' ? 'REVOKED' : stored),
+  revokedAt: <T>(r: { status: string; revokedAt: T; canceledAt: T }): T => (r.status === 'CANCELED' ? r.canceledAt : r.revokedAt),
   stored: (v1: V1ReceiptStatus): ReceiptStatus[] => (v1 === 'REVOKED' ? ['REVOKED', 'CANCELED'] : [v1]),
 };

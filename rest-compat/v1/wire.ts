@@ -66,7 +66,6 @@ export function v1Transaction(t: GqlTransaction, ownerId: string) {
  * (CANCELED) shows as REVOKED, with its cancel time as revokedAt.
  */
 export function v1CashReceipt(r: GqlCashReceipt, ownerId: string) {
-  const canceled = r.status === 'CANCELED';
   return {
     id: r.id,
     status: V1_RECEIPT_STATUS.shown(r.status),
@@ -79,7 +78,7 @@ export function v1CashReceipt(r: GqlCashReceipt, ownerId: string) {
     ntsConfirmNum: r.ntsConfirmNum,
     ntsResultCode: r.ntsResultCode,
     issuedAt: v1Time(r.issuedAt),
-    revokedAt: v1Time(canceled ? r.canceledAt : r.revokedAt),
+    revokedAt: v1Time(V1_RECEIPT_STATUS.revokedAt(r)),
     deletedAt: v1Time(r.deletedAt),
   };
 }
