@@ -1,6 +1,7 @@
 /** POST /bank-notifications as the table entry of its face: the bank feed's deposit notifications, authenticated per bank account. */
 import { bearerToken } from '../../src/domain/auth/principal.ts';
-import { bankNotificationSchema, ingestBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { bankNotificationSchema } from '../../src/domain/deposits/bank-notification.ts';
+import { ingestBankNotification } from '../../src/domain/deposits/intake.ts';
 import type { Deps } from '../../src/domain/deps.ts';
 import { DomainError, isDomainError, type ErrorCode } from '../../src/domain/errors.ts';
 import { dateTimeRefusalError } from '../../src/domain/prisma-errors.ts';

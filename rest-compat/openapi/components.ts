@@ -9,7 +9,7 @@ import { CASH_RECEIPT_TYPES } from '../../src/domain/cash-receipts/identifier.ts
 import { BANK_PROVIDERS } from '../../src/domain/bank-accounts/bank-providers.ts';
 import { ID_PREFIXES, type IdKind } from '../../src/domain/ids.ts';
 import { onWire } from '../../src/domain/request-schema.ts';
-import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
 import { INVOICE_STATUSES, RECEIPT_KINDS, V1_RECEIPT_STATUSES } from '../shared/statuses.ts';
 
 /** An identifier of one kind: its prefix and 24 characters of [a-z0-9] (spec: Identifier format). */

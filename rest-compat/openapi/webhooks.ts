@@ -4,7 +4,7 @@
  * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks.
  */
 import { z } from 'zod';
-import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
 import { RECEIPT_KINDS } from '../shared/statuses.ts';
 import { V1_TIME_PATTERN, V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
 

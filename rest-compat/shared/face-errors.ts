@@ -1,14 +1,6 @@
 /**
- * How every face answers and logs an error. The answer is the face's renderer over the one error table
- * (src/domain/errors.ts) as an HTTP response; the log line carries the request id and says whose fault it was:
- *
- * - a refusal (a DomainError of status 4xx, a GraphQL document or variable the schema refuses, a credential refused)
- *   is the caller's doing: `info` (a rate-limit refusal `debug`), with its code and field only (a message may quote
- *   the input, a password too);
- * - a dependency that failed (the database cannot be reached, the cash-receipt agency failed): `warn`;
- * - anything else is the service's own fault: `error`, with the error and its stack; the caller sees it masked.
- *
- * So a flood of failed log-ins or not-founds never reaches the error log or its alerts.
+ * How every face answers and logs an error: the face's renderer over the one error table as an HTTP response, and a
+ * log line with the request id at the level of whose fault it was (ErrorLog), so refusals never reach the error log.
  */
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';

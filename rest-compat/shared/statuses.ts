@@ -2,7 +2,7 @@
  * The status vocabularies the REST faces show, each written once: v2 shows an invoice's effective status and a
  * receipt's stored one; v1 knows no CANCELED receipt, so one fully canceled through v2 reads REVOKED there.
  */
-import { RECEIPT_STATUSES, type ReceiptStatus } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { RECEIPT_STATUSES, type ReceiptStatus } from '../../src/domain/cash-receipts/reads.ts';
 import type { InvoiceStatusName } from '../../src/domain/invoices/invoice-state.ts';
 import { CashReceiptKind } from '../../src/generated/prisma/enums.ts';
 

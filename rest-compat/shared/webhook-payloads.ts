@@ -1,8 +1,6 @@
 /**
- * Webhook payloads (not shown in the spec; designed like the best providers'): one envelope for both versions,
- *   { id, type, createdAt, workspaceId, data: { invoice, trigger?, transaction? } }
- * where `invoice` (and `transaction`) are in the wire format of the webhook's version: v1 objects with v1 timestamps,
- * or v2 objects with Unix seconds. `trigger` is DEPOSIT or API_CALL on invoice.paid, with the matched deposit.
+ * Webhook payloads, one envelope for both versions: { id, type, createdAt, workspaceId, data: { invoice, trigger?,
+ * transaction? } }, the objects and timestamps in the webhook version's wire format; `trigger` on invoice.paid.
  */
 import type { Event } from '../../src/generated/prisma/client.ts';
 import { webhookEventType, type WebhookVersionName } from '../../src/domain/webhooks/routing.ts';

@@ -4,7 +4,7 @@
  * router (./handler.ts) and /openapi.json are read from this table.
  */
 import { z } from 'zod';
-import { issueRequestSchema, parseIssueRequest } from '../../src/domain/cash-receipts/cash-receipts.ts';
+import { issueRequestSchema, parseIssueRequest } from '../../src/domain/cash-receipts/requests.ts';
 import { CASH_RECEIPT_TYPES } from '../../src/domain/cash-receipts/identifier.ts';
 import { createInvoiceSchema, parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseOffsetPage } from '../../src/domain/paging.ts';

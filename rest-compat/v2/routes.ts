@@ -11,7 +11,7 @@ import {
   parseSendEmailRequest,
   reissueRequestSchema,
   sendEmailRequestSchema,
-} from '../../src/domain/cash-receipts/cash-receipts.ts';
+} from '../../src/domain/cash-receipts/requests.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { cancelInvoiceRequestSchema, parseCancelInvoiceRequest } from '../../src/domain/invoices/invoice-input.ts';
 import { invoiceChangesSchema, parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';

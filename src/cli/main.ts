@@ -1,10 +1,4 @@
-/**
- * `npm run cli -- <command>` against a running service (default http://127.0.0.1:$PORT or 4000; --url to change):
- *   bootstrap [--email E --password P]         account, workspace, verified bank account, business info, API key (JSON)
- *   deposit --token <notificationToken> --name <depositor> --amount <won> [--id <notificationId>]
- *   simulate-deposit --token <notificationToken> --name <depositor> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
- *   listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks]
- */
+/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, listen (USAGE below). */
 import { parseArgs } from 'node:util';
 import { ServiceClient, bootstrap } from './client.ts';
 import { listen } from './listen.ts';

@@ -44,10 +44,8 @@ export interface Database {
   /** Takes a session-level lock for the whole migration run (PostgreSQL: several instances may start at once). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Re-reads what the driver learnt of the schema when it connected, after migrations changed it. PGlite reads its
-   * list of array types (by oid) once, when it opens: an enum created later by a start-up migration is unknown to it,
-   * so a parameter of that enum's array type (`$1::"DeliveryStatus"[]`) is sent as a scalar and PostgreSQL refuses it
-   * (`malformed array literal`) until the next open. node-postgres sends arrays as literals and caches nothing.
+   * Re-reads what the driver learnt of the schema at connect, after migrations changed it: PGlite caches array types
+   * at open, so an enum's array added later by a migration is sent as a scalar (`malformed array literal`).
    */
   schemaChanged(): Promise<void>;
   close(): Promise<void>;

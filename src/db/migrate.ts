@@ -1,11 +1,7 @@
 /**
- * Applies the migrations in prisma/migrations at start-up (and via `npm run db:migrate`), recording them in
- * `_prisma_migrations` exactly as Prisma does (same table, sha256 checksum of the file, same lock id), so
- * `prisma migrate deploy` on a machine with Prisma's native engine agrees with what is applied.
- *
- * Why not the schema engine's applyMigrations: instantiating the WebAssembly engine costs seconds at every start,
- * and its PGlite adapter records a failing script as applied; this runner runs each migration and its record in one
- * transaction, so a failed migration leaves nothing behind and start-up stops naming it.
+ * Applies prisma/migrations at start-up (and `npm run db:migrate`), recorded in `_prisma_migrations` as Prisma records
+ * them, so `prisma migrate deploy` agrees. Each migration and its record run in one transaction (the schema engine's
+ * runner is slow to start and records a failed script as applied): a failed one leaves nothing and stops start-up.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

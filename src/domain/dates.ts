@@ -10,10 +10,8 @@ const KST_OFFSET_MS = 9 * 3_600_000;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
- * The instants the service takes from a client: 1970-01-01T00:00:00Z up to 9999-12-31T23:59:59.999Z. Nothing before
- * the Unix epoch is a deposit, an expiry or a filter bound of this service (and v2 writes times as Unix seconds); the
- * upper bound is the last instant whose ISO form has a four-digit year, the form both PostgreSQL and PGlite read back
- * (a year-10000 time is stored but reads back as an Invalid Date; year 0 is refused by the database).
+ * The instants the service takes from a client: from the Unix epoch (nothing earlier is a deposit, expiry or filter
+ * bound, and v2 speaks Unix seconds) to the last instant with a four-digit year (a year-10000 time reads back invalid).
  */
 export const MIN_INSTANT_MS = Date.UTC(1970, 0, 1);
 export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -53,10 +51,8 @@ export interface TimestampRefusal {
 }
 
 /**
- * Reads a wire timestamp strictly (the one rule for receivedAt, GraphQL DateTime and every other time a client sends):
- * the format of TIMESTAMP_RE; a real calendar date and time (no Feb 30, no hour 24, no minute or second 60: leap
- * seconds are not represented by JavaScript or PostgreSQL); an offset within ±23:59; and an instant between
- * MIN_INSTANT_MS and MAX_INSTANT_MS. Digits beyond milliseconds are dropped (truncated), as the database keeps ms.
+ * Reads a client's timestamp strictly (receivedAt, GraphQL DateTime, every other): TIMESTAMP_RE, a real calendar time
+ * (no Feb 30, hour 24 or leap second), an offset within ±23:59, an instant in range; digits past milliseconds dropped.
  */
 export function parseTimestamp(text: string): Date | TimestampRefusal {
   const m = TIMESTAMP_RE.exec(text);

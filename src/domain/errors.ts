@@ -1,9 +1,6 @@
 /**
- * One error taxonomy for the whole service. A DomainError carries a stable `code`; one table maps each code to its
- * HTTP status and v1 code (spec: Errors, v1 error body) and its v2 status and numeric code (spec: v2 error body).
- * Every face renders an error through one small pure function over this table (the end of this file): v1Envelope,
- * v2Envelope, graphQLErrorBody (/graphql and /api), bankNotificationBody (bank notifications and the service's own
- * paths) and oauthErrorBody (the OAuth token and revoke endpoints). No face builds an error body of its own.
+ * One error taxonomy: a DomainError carries a stable `code`; one table maps it to the HTTP status and v1 code, and the
+ * v2 status and numeric code, of the spec. Each face renders errors with one pure function over it (end of this file).
  */
 
 /** RFC 6749 §5.2 error codes (the OAuth endpoints' `error`), and RFC 6749's `server_error` / `temporarily_unavailable`. */
@@ -185,9 +182,8 @@ export function isDomainError(e: unknown): e is DomainError {
 }
 
 // ───────────────────────────── the faces' renderings ─────────────────────────────
-// Each face renders an error with one of these pure functions and nothing else: `status` is the HTTP status, `body`
-// the JSON the face answers with. Another workspace's resource (FOREIGN_*) reads as a missing one everywhere but in v1
-// (publicCode); a code's message is the table's unless the error carries its own.
+// One pure function per face: `status` and the JSON `body` it answers. Another workspace's resource (FOREIGN_*) reads
+// as missing except in v1 (publicCode); the message is the table's unless the error carries its own.
 
 /** A DomainError, or a code standing for one with the table's message. */
 export type ErrorLike = DomainError | ErrorCode;

@@ -1,19 +1,7 @@
 /**
- * Idempotency keys (`Idempotency-Key` header on every POST of REST v1/v2 and on GraphQL mutations): the first
- * response to a key is stored for 24 hours and replayed for a retry with the same request by the same credential; the
- * same key with a different request is refused (IDEMPOTENCY_KEY_REUSED); a duplicate that arrives while the first is
- * still running waits for it and gets its response (one execution). Server errors (5xx) are not stored, so a retry
- * runs again.
- *
- * Who may get a stored answer: only the credential that made the first request (API key, OAuth access token or
- * dashboard session: `Principal.credentialId`), after it has been authenticated again like any call (a disabled,
- * deleted, expired or revoked credential never gets here: the caller has no principal), and only while its permissions
- * are those of the first request (they are part of the request's fingerprint). A key is scoped by (workspace,
- * credential, key): another credential sending the same key makes a fresh call, with every check of one. A credential
- * that can write nothing (a read-only key) never has an answer stored: every write refuses it, so its call runs fresh.
- *
- * Stored answers are sealed (AES-256-GCM under the service's encryption key, bound to their row): some carry a secret
- * shown once (an API key's secret, a bank account's notification token, a webhook signing secret).
+ * Idempotency keys (REST POSTs, GraphQL mutations): a first non-5xx answer is stored 24 h, sealed (it may hold a secret
+ * shown once), and replayed only to the same authenticated credential with the same request and permissions; another
+ * request under the key is IDEMPOTENCY_KEY_REUSED, and a duplicate in flight waits for the first (one execution).
  */
 import { createHash } from 'node:crypto';
 import type { Principal } from './auth/principal.ts';

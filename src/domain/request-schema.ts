@@ -23,6 +23,9 @@ export function issueError(message: string): { code: ErrorCode; message?: string
 /** For a body that may be omitted: an absent body reads as `{}` (its required fields then report); any other non-object stays BAD_REQUEST. */
 export const absentBodyIsEmpty = (v: unknown): unknown => (v === undefined ? {} : v);
 
+/** The schema of a body that may be omitted (read as `{}`, so its required fields report); anything but an object is BAD_REQUEST. */
+export const optionalBody = <S extends z.core.$ZodLooseShape>(shape: S) => z.preprocess(absentBodyIsEmpty, z.object(shape, { error: fail('BAD_REQUEST') }));
+
 /** Length in code points (the spec's "characters"; JSON Schema's maxLength counts the same way). */
 export const codePoints = (s: string): number => [...s].length;
 

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Job, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from '../domain/clock.ts';
-import { WorkerLoop } from './loop.ts';
+import { LoopWorker } from './loop.ts';
 
 export interface JobHandler {
   run(payload: any, job: Job): Promise<void>;
@@ -17,9 +17,7 @@ export interface JobHandler {
   backoffMs?(attempt: number): number;
 }
 
-export class JobRunner {
-  private readonly loop: WorkerLoop;
-
+export class JobRunner extends LoopWorker {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
@@ -27,24 +25,7 @@ export class JobRunner {
     private readonly handlers: Record<string, JobHandler>,
     private readonly opts: { pollMs: number; leaseMs: number; batch: number } = { pollMs: 1000, leaseMs: 60_000, batch: 20 },
   ) {
-    this.loop = new WorkerLoop('jobs', async () => {
-      const n = await this.runOnce();
-      if (n >= this.opts.batch) return true;
-      return this.msUntilNextDue();
-    }, opts.pollMs, log);
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** Run soon (after a commit that queued jobs). */
-  wake(): void {
-    this.loop.wake();
+    super('jobs', async () => ((await this.runOnce()) >= this.opts.batch ? true : this.msUntilNextDue()), opts.pollMs, log);
   }
 
   private async msUntilNextDue(): Promise<number> {

@@ -107,3 +107,25 @@ export class WorkerLoop {
     }
   }
 }
+
+/** A worker driven by a WorkerLoop: start, stop and wake are its loop's. */
+export abstract class LoopWorker {
+  readonly loop: WorkerLoop;
+
+  protected constructor(name: string, step: () => Promise<boolean | number>, pollMs: number, log: Logger) {
+    this.loop = new WorkerLoop(name, step, pollMs, log);
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Runs soon (after a commit that queued work for it). */
+  wake(): void {
+    this.loop.wake();
+  }
+}

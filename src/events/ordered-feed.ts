@@ -1,18 +1,6 @@
 /**
- * A subscription's events: every event of one workspace after a given sequence, in sequence order, each once —
- * first the stored ones it missed, read in pages, then the live ones, with nothing lost in between.
- *
- * Sequence numbers are handed out per workspace under the workspace row's lock and roll back with their
- * transaction, so they have no gaps, and a workspace's events commit in sequence order: once an event is committed,
- * every lower sequence is committed too. Live events may still reach a subscriber out of order (instances publish
- * independently; events other than deposits are published by a dispatcher a little later) or not at all (pub/sub is
- * at-most-once). So the feed keeps a cursor — every event up to it has been delivered or filtered out — and delivers
- * a live event only when it is the next one. When a later one arrives first, the feed waits up to `gapWaitMs` for
- * the missing ones, then reads them from the database: the later event proves they are committed.
- *
- * Order of the start: the feed listens to the bus first, then reads the workspace's last sequence, then pages
- * through the stored events up to it. An event committed during the catch-up is heard live (its sequence is above
- * that last one), one committed before it is read from the database, and a repeat is dropped by the cursor.
+ * A subscription's events: every event of one workspace after a given sequence, in sequence order, each once — the
+ * stored ones it missed, then the live ones. Why that holds (cursor, gaps, start order): src/events/README.md.
  */
 import type { SqlExecutor } from '../db/database.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';

@@ -1,8 +1,6 @@
 /**
- * The outbox dispatcher: after commit, fans committed events out. In one statement per batch it takes the events off
- * the outbox queue ("OutboxEntry") and creates a webhook dispatch for every webhook that receives them; after that it
- * publishes them to live subscribers. Claims use FOR UPDATE SKIP LOCKED, so several instances share the work; an
- * event committed before a crash is still queued after restart, and dispatched then.
+ * The outbox dispatcher: after commit, one statement per batch takes events off the outbox queue and creates their
+ * webhook dispatches (FOR UPDATE SKIP LOCKED: instances share the work); then it publishes them to live subscribers.
  */
 import type { Logger } from 'pino';
 import type { Event } from '../generated/prisma/client.ts';
@@ -11,23 +9,15 @@ import type { Clock } from '../domain/clock.ts';
 import type { CommittedEvent } from '../domain/events/outbox.ts';
 import { eventTypesFor } from '../domain/webhooks/routing.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
-import { WorkerLoop } from './loop.ts';
+import { LoopWorker } from './loop.ts';
 
 const BATCH = 200;
 /** How long the dispatcher may wait for events whose live subscribers were already told (they batch meanwhile). */
 const DISPATCH_DELAY_AFTER_PUBLISH_MS = 50;
 
 /**
- * One dispatch batch, in one statement (prepared): claims up to BATCH queued events (FOR UPDATE SKIP LOCKED on their
- * "OutboxEntry" rows, so instances share the work) and deletes their queue rows, creates a dispatch for every webhook
- * that receives them, and returns them with each one's invoice row. $1 now, $2/$3 the event types V1/V2 webhooks
- * receive. The event rows themselves are only read: written once, never updated (see "OutboxEntry" in the schema).
- *
- * Each event, and each event's invoice, is read by primary key (a LATERAL subquery kept from being flattened by
- * OFFSET 0, and a correlated subquery). As joins, the statement's generic plan estimated ~170 claimed events and
- * hashed the whole table: a sequential scan per batch that grows with the rows (16 ms at 17,600 invoices, every
- * ~50 ms under load; test/integration/query-plans.test.ts). A queue row whose event is gone (nothing in the service
- * deletes events; deleting a workspace by hand would) is deleted with the rest and returns nothing.
+ * One dispatch batch in one prepared statement: claims and dequeues up to BATCH events, creates their webhooks'
+ * dispatches and returns them with their invoice rows ($1 now, $2/$3 the V1/V2 event types). Plan: src/events/README.md.
  */
 export const DISPATCH_BATCH_SQL = `WITH queued AS (
          DELETE FROM "OutboxEntry"
@@ -73,8 +63,7 @@ export function busEventOfCommitted(e: CommittedEvent): BusEvent {
   return busEventOf(e, e.invoice);
 }
 
-export class OutboxDispatcher {
-  readonly loop: WorkerLoop;
+export class OutboxDispatcher extends LoopWorker {
   /** Seconds between an event's commit and its dispatch, last observed (metrics). */
   lastLagMs = 0;
   /** Ids of events this process published at commit and the dispatcher has not claimed yet. */
@@ -85,28 +74,16 @@ export class OutboxDispatcher {
     private readonly sql: Pick<SqlExecutor, 'query'>,
     private readonly clock: Clock,
     private readonly bus: EventBus,
-    private readonly log: Logger,
+    log: Logger,
     private readonly after: { webhooks(): void; jobs(): void },
     pollMs = 500,
   ) {
-    this.loop = new WorkerLoop('outbox', async () => (await this.runOnce()) >= BATCH, pollMs, log);
-  }
-
-  start() {
-    this.loop.start();
-  }
-  stop() {
-    return this.loop.stop();
-  }
-  wake() {
-    this.loop.wake();
+    super('outbox', async () => (await this.runOnce()) >= BATCH, pollMs, log);
   }
 
   /**
-   * Events already published to live subscribers by the process that committed them (src/domain: the deposit hot
-   * path): the dispatcher does not publish them again (subscribers drop the rare repeat that still happens, e.g. when
-   * another instance dispatches them) and runs a little later, so that a burst of them is taken off the queue in one
-   * statement.
+   * Events the committing process already published live (the deposit hot path): not published again, and the
+   * dispatcher runs a little later so that a burst of them leaves the queue in one statement.
    */
   publishedAtCommit(events: BusEvent[]): void {
     if (this.published.size > 10_000) this.published.clear(); // ids another instance dispatched would stay forever
@@ -118,10 +95,8 @@ export class OutboxDispatcher {
   }
 
   /**
-   * Dispatches one batch of committed, queued events in one statement: claims them (FOR UPDATE SKIP LOCKED), takes
-   * them off the queue and creates a dispatch for every webhook that receives them; then publishes them to live
-   * subscribers, each with its invoice as it is now (read by the same statement, once for every subscriber of every
-   * instance). Returns how many.
+   * Dispatches one batch (DISPATCH_BATCH_SQL), then publishes its events to live subscribers with their invoices as
+   * they are now. Returns how many.
    */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
@@ -131,10 +106,8 @@ export class OutboxDispatcher {
       { prepare: true },
     );
     if (rows.length === 0) return 0;
-    // Published in sequence order within each workspace (subscribers see events in the order they committed where
-    // this instance can tell): createdAt, taken when the writing transaction starts, does not follow the sequence
-    // (handed out under the workspace row lock, in commit order) when transactions overlap.
-    // (The driver returns bigint columns as strings: compare them as numbers.)
+    // In sequence order within each workspace (createdAt does not follow it when transactions overlap); the driver
+    // returns bigint columns as strings, so they are compared as numbers.
     const seq = (e: EventColumns) => BigInt(e.sequence);
     const events = rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));
     for (const e of events) {

@@ -1,27 +1,25 @@
 /**
- * Delivers webhooks: claims due dispatches (FOR UPDATE SKIP LOCKED, a lease in `lockedUntil` — safe with several
- * instances), POSTs the signed payload, records each attempt as a `whm_` delivery, and schedules the next attempt:
- * 7 attempts in all on the retry schedule; any 2xx is success; 410 Gone stops retrying and disables the webhook.
- *
- * Throughput (test/bench, `npm run bench -- --only events`): a claim is one statement, the next batch is claimed
- * while the current one's last wave is out, and outcomes are written in bulk (one statement for all the deliveries
- * that finished meanwhile) — per delivery that leaves the POST and a share of a statement, not a transaction of four.
+ * Delivers webhooks: claims due dispatches under a lease (FOR UPDATE SKIP LOCKED), POSTs the signed payload (a
+ * WebhookPayloadRenderer: the faces' wire format), records each attempt and schedules the next (7 in all; 410 disables).
  */
 import type { Logger } from 'pino';
 import type { Event, PrismaClient, Webhook, WebhookDispatch } from '../generated/prisma/client.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { MAX_ATTEMPTS } from '../domain/webhooks/routing.ts';
+import { MAX_ATTEMPTS, type WebhookVersionName } from '../domain/webhooks/routing.ts';
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { activeSigningSecrets } from '../domain/webhooks/webhooks.ts';
 import type { WebhookHttpClient } from './http-post.ts';
-import { WorkerLoop } from './loop.ts';
-import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
+import { LoopWorker } from './loop.ts';
 
 /** Batches one runOnce() claims at most before it returns to the loop (which runs it again at once if more are due). */
 const MAX_CLAIMS_PER_RUN = 20;
 
+/** The JSON body a webhook of `version` gets for `event` (null: that version does not receive it): the faces' wire format. */
+export type WebhookPayloadRenderer = (event: Event, version: WebhookVersionName, ownerId: string) => Record<string, unknown> | null;
+
 export interface WebhookWorkerOptions {
+  payload: WebhookPayloadRenderer;
   retryDelaysMs: number[];
   timeoutMs: number;
   batch: number;
@@ -36,8 +34,7 @@ export interface WebhookMetrics {
   failures: number;
 }
 
-export class WebhookWorker {
-  readonly loop: WorkerLoop;
+export class WebhookWorker extends LoopWorker {
   readonly metrics: WebhookMetrics = { attempts: 0, failures: 0 };
 
   constructor(
@@ -48,17 +45,7 @@ export class WebhookWorker {
     private readonly log: Logger,
     private readonly opts: WebhookWorkerOptions,
   ) {
-    this.loop = new WorkerLoop('webhooks', () => this.step(), opts.pollMs, log);
-  }
-
-  start() {
-    this.loop.start();
-  }
-  stop() {
-    return this.loop.stop();
-  }
-  wake() {
-    this.loop.wake();
+    super('webhooks', () => this.step(), opts.pollMs, log);
   }
 
   private async step(): Promise<boolean | number> {
@@ -73,12 +60,8 @@ export class WebhookWorker {
   private lastClaimFull = false;
 
   /**
-   * Claims and delivers due dispatches; returns how many it claimed. `concurrency` deliveries are in flight at a
-   * time; once fewer than a batch are waiting the next batch is claimed, so claiming never stalls delivery. It keeps
-   * claiming while claims come back full, up to MAX_CLAIMS_PER_RUN batches or until the loop stops. A dispatch that
-   * waited so long that an attempt could outlast its lease is not attempted in this run (another instance may claim
-   * it once the lease ends; so may this one). Outcomes are written in bulk as deliveries finish (Recorder); all of
-   * them are written when this returns.
+   * Claims and delivers due dispatches, `concurrency` at a time, claiming the next batch before the queue runs dry;
+   * returns how many it claimed. How it claims and skips what might outlive its lease: src/events/README.md.
    */
   async runOnce(): Promise<number> {
     const recorder = new Recorder(this.prisma, this.log);
@@ -165,7 +148,7 @@ export class WebhookWorker {
 
   private async deliver({ dispatch: d, hook, event }: Claimed, secrets: Map<string, string[]>, recorder: Recorder): Promise<void> {
     const now = this.clock.now();
-    const payload = event && hook && !hook.deletedAt && !hook.disabledAt ? webhookPayload(event, hook.version, hook.workspace.ownerId) : null;
+    const payload = event && hook && !hook.deletedAt && !hook.disabledAt ? this.opts.payload(event, hook.version, hook.workspace.ownerId) : null;
     if (!event || !hook || !payload) {
       // Nothing to send (the event or webhook is gone, or the version does not receive it): the dispatch is closed.
       recorder.add({ dispatchId: d.id, dispatchStatus: 'FAILED', attempts: d.attempts, nextAttemptAt: null, at: now, delivery: null, disableWebhook: false });
@@ -238,12 +221,8 @@ interface Outcome {
 }
 
 /**
- * Writes attempt outcomes in bulk, group-commit style: the first outcome is written at once; the ones that finish
- * while a write is running go together in the next one. Each write is ONE statement (atomic): the `whm_` delivery
- * records, the dispatches' new state (lease released) and any webhook a 410 disabled. Under load that is one
- * statement per dozens of deliveries instead of a four-statement transaction each; alone, a delivery is recorded
- * as soon as before. If a write fails, its dispatches keep their lease and are attempted again when it ends (as
- * after a crash between a POST and its record: at-least-once, the receiver dedupes by webhook-id).
+ * Writes attempt outcomes in bulk, group-commit style, each write one statement (deliveries, dispatches, disabled
+ * webhooks). A failed write leaves the lease: attempted again, at-least-once (src/events/README.md).
  */
 class Recorder {
   private buffer: Outcome[] = [];

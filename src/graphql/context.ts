@@ -14,3 +14,8 @@ export interface GraphQLContext {
   /** Set by the REST faces: in-band errors carry the domain's own codes, not the public GraphQL ones. */
   domainCodes?: boolean;
 }
+
+/** The context of one operation run for `principal` (null: no credential, or one that does not authenticate). */
+export function operationContext(deps: Deps, bus: EventBus, principal: Principal | null, requestId: string): GraphQLContext {
+  return { deps, prisma: deps.prisma, principal, requestId, bus };
+}

@@ -1,8 +1,8 @@
 /** `node(id:)` and `nodes(ids:)`: any object by its prefixed id, with the same visibility rules as its own query. */
 import type { Principal } from '../domain/auth/principal.ts';
 import { bankAccountInScope, requirePrincipal } from '../domain/auth/rules.ts';
-import { loadReceiptFor } from '../domain/cash-receipts/cash-receipts.ts';
-import { loadTransactionFor } from '../domain/deposits/deposits.ts';
+import { loadReceiptFor } from '../domain/cash-receipts/reads.ts';
+import { loadTransactionFor } from '../domain/deposits/transaction-reads.ts';
 import { DomainError } from '../domain/errors.ts';
 import { eventsVisibleNow } from '../domain/events/visibility.ts';
 import { loadInvoiceFor } from '../domain/invoices/invoices.ts';

@@ -12,10 +12,8 @@ import { errorResponse } from '../../rest-compat/shared/face-errors.ts';
 export const GRAPHIQL_ASSETS_PREFIX = '/graphql/assets/';
 
 /**
- * The page's options. Subscriptions go over SSE (a GET with `Accept: text/event-stream`), so the headers editor's
- * Authorization is sent with them as with queries (over graphql-ws GraphiQL would put it in the subscribe message,
- * where the service does not read credentials: it reads the connection's `connectionParams`). Every request carries
- * the CSRF-prevention header: a same-origin script may send it, a cross-site form cannot.
+ * The page's options: subscriptions over SSE, so the headers editor's Authorization goes with them (graphql-ws would
+ * not send it); every request carries the CSRF-prevention header, which a cross-site form cannot.
  */
 export const GRAPHIQL_OPTIONS: GraphiQLOptions = {
   title: 'Bank-transfer payments — GraphQL',

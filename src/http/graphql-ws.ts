@@ -1,30 +1,20 @@
 /**
- * GraphQL over WebSocket (graphql-ws on /graphql): each operation runs through Yoga's envelop, like an HTTP request,
- * and under the same abuse limits as HTTP (README, Abuse protection):
- *
- * - a message larger than MAX_BODY_BYTES closes the socket with 1009 (Message Too Big), as HTTP answers 413;
- * - every operation (a `subscribe` message: query, mutation or subscription) takes a token from the rate limiter HTTP
- *   uses, from the bucket an HTTP request with the same credential takes (the connection's `authorization`; the client
- *   address without one, and as well when it does not authenticate): over the limit that operation gets an `error`
- *   message RATE_LIMITED, and the connection stays open;
- * - at most MAX_OPERATIONS_PER_CONNECTION operations at once on a connection (live subscriptions, and queries or
- *   mutations still running): the next gets an `error` message TOO_MANY_SUBSCRIPTIONS;
- * - at most MAX_CONNECTIONS_PER_CLIENT connections at once per credential (per client address without one, or when it
- *   does not authenticate) on one instance: the next is closed with 1013 (Try Again Later) at its connection_init.
- *
- * Refusals are logged like HTTP's, with the operation's request id (rest-compat/shared/face-errors.ts).
+ * GraphQL over WebSocket on /graphql: each operation through Yoga's envelop, under HTTP's limits (message size, rate
+ * limit, operations per connection, connections per client) and logged like HTTP's. The limits: src/http/README.md.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Context, OperationResult, SubscribePayload } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { maskError, toGraphQLError } from '../graphql/common/errors.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
 import { errorLog, logGraphQLErrors } from '../../rest-compat/shared/face-errors.ts';
 import { rateLimitKey, takeRateLimit, type RateLimiter } from './rate-limit.ts';
+import type { GraphQLYoga } from './yoga.ts';
 
 /** Operations running at once on one connection. */
 export const MAX_OPERATIONS_PER_CONNECTION = 100;
@@ -33,26 +23,22 @@ export const MAX_CONNECTIONS_PER_CLIENT = 20;
 /** The close code of a connection over MAX_CONNECTIONS_PER_CLIENT (RFC 6455 registry: Try Again Later). */
 export const CLOSE_TRY_AGAIN_LATER = 1013;
 
-/** What the WebSocket face needs of Yoga: its envelop for one operation. */
-export interface EnvelopedYoga {
-  getEnveloped(initialContext: Record<string, unknown>): {
-    schema: GraphQLSchema;
-    execute: (args: ExecutionArgs) => unknown;
-    subscribe: (args: ExecutionArgs) => unknown;
-    contextFactory: (extra: Record<string, unknown>) => Promise<unknown> | unknown;
-    parse: (source: string) => DocumentNode;
-    validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
-  };
-}
-
 export interface GraphQLWsOptions {
-  yoga: EnvelopedYoga;
+  yoga: GraphQLYoga;
   log: Logger;
   /** The principal of a connection's `authorization` (null: none, or it does not authenticate). */
   resolvePrincipal(authorization: string | null): Promise<Principal | null>;
+  /** The context of one operation run for `principal`. */
+  operationContext(principal: Principal | null, requestId: string): GraphQLContext;
   rateLimiter: RateLimiter | null;
   /** Counts an operation refused by the rate limit (http_rate_limited_total). */
   onRateLimited?(): void;
+}
+
+/** How Yoga's envelop runs an operation: passed to graphql-ws as the operation's root value. */
+interface Runner {
+  execute(args: ExecutionArgs): OperationResult;
+  subscribe(args: ExecutionArgs): OperationResult;
 }
 
 /** One connection's state: its client's key for the connection cap, and its operations' request ids. */
@@ -61,11 +47,7 @@ interface Connection {
   requestIds: Map<string, string>;
 }
 
-interface Ctx {
-  connectionParams?: Readonly<Record<string, unknown>>;
-  subscriptions: Record<string, unknown>;
-  extra: { socket: WebSocket; request: IncomingMessage };
-}
+type Ctx = Context<Record<string, unknown> | undefined, Extra>;
 
 const authorizationOf = (ctx: Ctx): string | null => (typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : null);
 const addressOf = (ctx: Ctx): string | undefined => ctx.extra.request.socket.remoteAddress;
@@ -84,8 +66,8 @@ export function serveGraphQLOverWebSocket(wss: WebSocketServer, o: GraphQLWsOpti
 
   useServer(
     {
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      execute: (args) => (args.rootValue as Runner).execute(args),
+      subscribe: (args) => (args.rootValue as Runner).subscribe(args),
       onConnect: async (ctx: Ctx) => {
         // The connection cap: per credential when it authenticates, else per client address.
         let principal: Principal | null;
@@ -117,7 +99,7 @@ export function serveGraphQLOverWebSocket(wss: WebSocketServer, o: GraphQLWsOpti
         if (open > 0) openPerClient.set(key, open);
         else openPerClient.delete(key);
       },
-      onSubscribe: async (ctx: Ctx, id: string, params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null }) => {
+      onSubscribe: async (ctx: Ctx, id: string, params: SubscribePayload) => {
         const requestId = randomUUID();
         stateOf(ctx).requestIds.set(id, requestId);
         // This operation is already counted in ctx.subscriptions.
@@ -144,19 +126,20 @@ export function serveGraphQLOverWebSocket(wss: WebSocketServer, o: GraphQLWsOpti
           }
           const errors = validate(schema, document);
           if (errors.length) return [...errors];
-          const request = new Request('http://ws/graphql', { headers: {} });
-          const contextValue = await contextFactory({ connectionParams: ctx.connectionParams, request, principal: principalOf(), requestId });
-          return { schema, operationName: params.operationName, document, variableValues: params.variables, contextValue, rootValue: { execute, subscribe } };
+          const graphQLContext = async () => o.operationContext(await principalOf(), requestId);
+          const contextValue = await contextFactory({ graphQLContext });
+          const rootValue: Runner = { execute: execute as Runner['execute'], subscribe: subscribe as Runner['subscribe'] };
+          return { schema, operationName: params.operationName, document, variableValues: params.variables, contextValue, rootValue };
         } catch (e) {
           // The database could not be reached (SERVICE_UNAVAILABLE), or an error of the service's own (masked).
           return [maskError(e, 'Unexpected error.') as GraphQLError];
         }
       },
       // Each error of an operation over WebSocket logged like an HTTP request's, with the operation's request id.
-      onNext: (ctx: Ctx, id: string, _payload: unknown, _args: unknown, result: ExecutionResult) => {
+      onNext: (ctx: Ctx, id: string, _payload: SubscribePayload, _args: ExecutionArgs, result: ExecutionResult) => {
         if (result.errors?.length) logGraphQLErrors(logFor(ctx, id), result.errors);
       },
-      onError: (ctx: Ctx, id: string, _payload: unknown, errors: readonly unknown[]) => {
+      onError: (ctx: Ctx, id: string, _payload: SubscribePayload, errors: readonly GraphQLError[]) => {
         logGraphQLErrors(logFor(ctx, id), errors);
         connections.get(ctx)?.requestIds.delete(id);
       },

@@ -1,14 +1,6 @@
 /**
- * The `Idempotency-Key` header (every POST of REST v1/v2, and GraphQL mutations): the HTTP side of
- * src/domain/idempotency.ts. It buffers the body to fingerprint the request, runs the handler at most once per key and
- * credential, and replays the stored response with `Idempotent-Replayed: true` to that credential only. The caller
- * resolves the principal for this request first (a credential no longer valid has none: its call runs, and is refused,
- * like any call without the header).
- *
- * A GraphQL request is classified on the parameters Yoga itself reads from it (its own request parsers, for every
- * content type it accepts: JSON, application/graphql, form-urlencoded, multipart), and fingerprinted on them as parsed
- * (query, variables, operationName, extensions), not on the body's bytes; a guard in Yoga checks that what executes
- * is what was classified, so no parser or plugin can run a mutation past its key.
+ * The `Idempotency-Key` header (REST POSTs, GraphQL mutations), the HTTP side of src/domain/idempotency.ts: runs a
+ * request at most once per key and credential and replays its answer. How GraphQL requests are keyed: src/http/README.md.
  */
 import { createHash } from 'node:crypto';
 import { getOperationAST, parse } from 'graphql';
@@ -174,22 +166,22 @@ export async function idempotent(
     throw e;
   }
   async function run(): Promise<Response> {
-  const key = request.headers.get(IDEMPOTENCY_HEADER);
-  if (!key || request.method !== 'POST' || !principal || !storesAnswersFor(principal)) return handle(request);
-  const bodyText = (await readTextBody(request, maxBodyBytes)) ?? '';
-  const rebuilt = () => new Request(request.url, { method: request.method, headers: request.headers, body: bodyText || undefined });
-  const identity = await classify(rebuilt(), bodyText);
-  if (identity === null) return handle(rebuilt());
-  const url = new URL(request.url);
-  let contentType = 'application/json; charset=utf-8';
-  const out = await withIdempotency(deps, { principal, key, fingerprint: requestFingerprint('POST', url.pathname + url.search, identity) }, async () => {
-    const res = await handle(rebuilt());
-    contentType = res.headers.get('content-type') ?? contentType;
-    return { status: res.status, body: await res.text() };
-  });
-  return new Response(out.body, {
-    status: out.status,
-    headers: { 'content-type': contentType, 'idempotency-key': key, ...(out.replayed ? { 'idempotent-replayed': 'true' } : {}) },
-  });
+    const key = request.headers.get(IDEMPOTENCY_HEADER);
+    if (!key || request.method !== 'POST' || !principal || !storesAnswersFor(principal)) return handle(request);
+    const bodyText = (await readTextBody(request, maxBodyBytes)) ?? '';
+    const rebuilt = () => new Request(request.url, { method: request.method, headers: request.headers, body: bodyText || undefined });
+    const identity = await classify(rebuilt(), bodyText);
+    if (identity === null) return handle(rebuilt());
+    const url = new URL(request.url);
+    let contentType = 'application/json; charset=utf-8';
+    const out = await withIdempotency(deps, { principal, key, fingerprint: requestFingerprint('POST', url.pathname + url.search, identity) }, async () => {
+      const res = await handle(rebuilt());
+      contentType = res.headers.get('content-type') ?? contentType;
+      return { status: res.status, body: await res.text() };
+    });
+    return new Response(out.body, {
+      status: out.status,
+      headers: { 'content-type': contentType, 'idempotency-key': key, ...(out.replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    });
   }
 }

@@ -1,17 +1,6 @@
 /**
- * Per-credential rate limiting: a token bucket per API key, OAuth token, session or notification token (keyed by a
- * hash of the bearer credential, so nothing secret is kept), and per client address for calls without a credential
- * (signUp, logIn, the OAuth token endpoint). A bearer that does not authenticate is charged to the client address as
- * well (takeRateLimit), so made-up bearers do not each get a bucket of their own. HTTP requests and GraphQL operations
- * over WebSocket take their tokens from the same buckets.
- *
- * A bucket holds up to `burst` requests and refills at `perSecond`. In memory by default; in Redis when REDIS_URL is
- * set, so that instances behind one load balancer share the budget (one Lua script per request, atomic, using the
- * Redis clock so that instance clocks do not matter). If Redis cannot be reached the limiter lets requests through
- * (fail open) and logs it: rate limiting protects the service, it must not take it down.
- *
- * Every limited response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the bucket
- * is full again) and `RateLimit-Policy` (`<burst>;w=<seconds to refill>`); a refusal also carries `Retry-After`.
+ * Rate limiting: a token bucket per credential (a hash of the bearer) or per client address, shared by HTTP and
+ * WebSocket; in memory, or in Redis (fail open) when REDIS_URL is set. Buckets and headers: src/http/README.md.
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -46,11 +35,8 @@ export function rateLimitKey(authorization: string | null, clientAddress: string
 }
 
 /**
- * Takes one request's token: from its bucket (rateLimitKey) and, when it carries a bearer that does not authenticate
- * (unknown, expired, revoked), from its client address's bucket too. A bearer made up per request thus gets no budget
- * of its own: logIn and signUp, which run without a credential, stay within the address's limit whatever the
- * Authorization header says. `authenticates` is asked only for a bearer whose own bucket allowed the request. The
- * decision returned is the refusing bucket's, else the last one taken.
+ * Takes one request's token from its bucket and, for a bearer that does not authenticate, from its client address's
+ * too, so made-up bearers get no budget of their own. Returns the refusing bucket's decision, else the last one's.
  */
 export async function takeRateLimit(
   limiter: RateLimiter,

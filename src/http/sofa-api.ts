@@ -1,16 +1,9 @@
 /**
- * `/api`: every GraphQL query and mutation as a REST route (sofa-api), with its own OpenAPI document at
- * `/api/openapi.json`. Same schema and same context builder as /graphql, so the same keys, scopes and rules apply.
- * Queries are GET (arguments in the query string or path), mutations POST with a JSON body of the arguments.
- * Refusals come back as HTTP errors rendered like /graphql's (graphQLErrorBody: `{errors: [{message, extensions: {code,
- * field?, data?}}]}` with the status of the error table; another workspace's resource reads as a missing one), whether
- * the field threw or returned a DomainError in-band (result unions); anything unexpected is masked. Each is logged
- * with the request id. Sofa's subscription webhooks (`/api/webhook`) are not served: they would POST to any URL a
- * caller names.
+ * `/api`: every GraphQL query (GET) and mutation (POST) as a REST route (sofa-api) with its OpenAPI document, in the
+ * same context as /graphql; errors rendered like /graphql's, in-band refusals included. Sofa's webhooks are not served.
  */
 import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useSofa } from 'sofa-api';
-import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { domainErrorOf, inBandAsError, operationErrorOf } from '../graphql/common/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
@@ -20,8 +13,6 @@ import { readTextBody } from '../../rest-compat/shared/http.ts';
 import { answerOf, errorResponse, type ErrorLog } from '../../rest-compat/shared/face-errors.ts';
 
 export const SOFA_BASE = '/api';
-
-type ContextFor = (request: Request, authorization: string | null, requestId: string, known?: Promise<Principal | null>) => Promise<GraphQLContext>;
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
@@ -36,7 +27,7 @@ function isSubscriptionWebhook(method: string, path: string): boolean {
 /** The errors each error response of sofa's stands for (operationErrorOf): handleSofa logs them with the request id. */
 const CAUSES = new WeakMap<Response, unknown[]>();
 
-export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
+export function createSofaApi(maxBodyBytes: number) {
   /** Runs an operation: a DomainError a result-union mutation returned in-band becomes the GraphQL error it stands for. */
   async function run(args: ExecutionArgs): Promise<ExecutionResult> {
     return inBandAsError((await execute(args)) as ExecutionResult);
@@ -53,8 +44,7 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
     basePath: SOFA_BASE,
     schema,
     execute: run as typeof execute,
-    context: async ({ request, requestId, principal }: { request: Request; requestId?: string; principal?: Promise<Principal | null> }) =>
-      contextFor(request, request.headers.get('authorization'), requestId ?? '', principal),
+    context: ({ graphQLContext }: { graphQLContext: () => Promise<GraphQLContext> }) => graphQLContext(),
     errorHandler,
     customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
     openAPI: {
@@ -70,8 +60,8 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
     swaggerUI: { endpoint: false as unknown as `/${string}` },
   } as Parameters<typeof useSofa>[0]);
 
-  /** Answers a request under /api; every error is logged in `log` (with the request id). `principal`: the request's, if already resolved. */
-  return async function handleSofa(request: Request, path: string, requestId: string, log: ErrorLog, principal?: Promise<Principal | null>): Promise<Response> {
+  /** Answers a request under /api in the request's GraphQL context; every error is logged in `log` (with the request id). */
+  return async function handleSofa(request: Request, path: string, log: ErrorLog, graphQLContext: () => Promise<GraphQLContext>): Promise<Response> {
     const refuse = (e: DomainError, headers?: Record<string, string>) => {
       log.domain(e);
       return errorResponse('graphql', e, { headers });
@@ -91,7 +81,7 @@ export function createSofaApi(contextFor: ContextFor, maxBodyBytes: number) {
       }
       bounded = new Request(request.url, { method: request.method, headers: request.headers, body: text });
     }
-    const response = (await router.fetch(bounded, { requestId, principal })) as Response | undefined;
+    const response = (await router.fetch(bounded, { graphQLContext })) as Response | undefined;
     // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
     if (!response) return refuse(new DomainError('ROUTE_NOT_FOUND'));
     for (const cause of CAUSES.get(response) ?? []) log.caught(cause);

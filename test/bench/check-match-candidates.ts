@@ -1,13 +1,13 @@
 /**
  * `npx tsx test/bench/check-match-candidates.ts [--pg]`: the name-based candidate query of deposit matching
- * (matchCandidates in src/domain/deposits/deposits.ts) decides exactly as decideMatch() over every pending invoice of
+ * (matchCandidates in src/domain/deposits/candidates.ts) decides exactly as decideMatch() over every pending invoice of
  * the amount would (unless a lookup was cut at its limit: then it decides nothing, TOO_MANY_CANDIDATES). Random names over an alphabet of Hangul (also as NFD jamo), Latin (both cases, full-width), brackets
  * of several widths, whitespace and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, upper-cased,
  * decomposed, unrelated) and truncation lengths. PGlite
  * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
  */
 import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
-import { matchCandidates } from '../../src/domain/deposits/deposits.ts';
+import { matchCandidates } from '../../src/domain/deposits/candidates.ts';
 import { decideMatch, type MatchDecision } from '../../src/domain/deposits/name-matching.ts';
 import { onEachDatabase } from './lib/scratch.ts';
 

@@ -363,7 +363,7 @@ async function scenarioMatch() {
     for (const { kind, setup, target } of explainTargets) {
       const c = new pg.Client({ connectionString: setup.databaseUrl });
       await c.connect();
-      // The WHERE clauses matchCandidates() sends (deposits.ts): by normalised name, else the bracket-free name or prefix.
+      // The WHERE clauses matchCandidates() sends (candidates.ts): by normalised name, else the bracket-free name or prefix.
       const base = `SELECT * FROM "Invoice"
           WHERE "workspaceId" = $1 AND amount = $2 AND status = 'PENDING' AND ("expiresAt" IS NULL OR "expiresAt" > now())
             AND (cardinality("bankAccountIds") = 0 OR $3 = ANY("bankAccountIds"))`;

@@ -86,29 +86,44 @@ function testFile(): string {
 
 export interface TestApp {
   app: App;
+  /** The app's origin: its socket's, or a placeholder that `fetch` and `client` route to `app.fetch` (socket: false). */
   url: string;
   client: ServiceClient;
   config: Config;
+  /** fetch against the app, over its socket or in process, whichever it was started with. */
+  fetch(input: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
 
+/** The origin of an app started without a socket: requests to it go to `app.fetch`. */
+const IN_PROCESS_ORIGIN = 'http://in-process.test';
+
 /**
- * Starts the app on port 0. Every response its client's `request` receives is checked against /openapi.json
- * (test/helpers/openapi-check.ts): a response the document does not allow fails the call, so the test fails.
+ * Starts the app: on port 0, or with `socket: false` without one — requests go straight to `app.fetch` (faster, and
+ * all a test of routes, envelopes and rules needs; keep the socket where it is what is tested: WebSocket, SSE, slow
+ * clients, headers Node's HTTP server writes). The workers run either way. Every response its client's `request`
+ * receives is checked against /openapi.json (test/helpers/openapi-check.ts): one the document does not allow fails.
  */
-export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string>; checkOpenApi?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string>; checkOpenApi?: boolean; socket?: boolean } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'btp-test-'));
   const { database, drop } = await freshDatabase();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', AGENCY_SIM_DELAY_MS: '0', ...(opts.env ?? {}) });
   const app = await buildApp(config, { database, clock: opts.clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
-  const { url } = await app.start();
-  const client = new ServiceClient(url);
+  let url = IN_PROCESS_ORIGIN;
+  let fetchApp: (input: string, init?: RequestInit) => Promise<Response> = fetch;
+  if (opts.socket === false) {
+    fetchApp = (input, init) => app.fetch(new Request(input, init));
+    // What start() does besides listening.
+    if (config.WORKERS) for (const worker of [app.workers.dispatcher, app.workers.webhooks, app.workers.jobs]) worker.start();
+  } else ({ url } = await app.start());
+  const client = new ServiceClient(url, fetchApp as typeof fetch);
   if (opts.checkOpenApi !== false) client.onResponse = (r) => void checkResponse(r.method, r.path, r.status, r.body);
   return {
     app,
     url,
     config,
     client,
+    fetch: fetchApp,
     async stop() {
       reportOpenApiCheckCounts(testFile());
       await app.stop();

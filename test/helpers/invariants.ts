@@ -25,7 +25,7 @@
  */
 import { openDatabase, pgliteDirFor, type Database } from '../../src/db/database.ts';
 import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
-import { isVerificationDeposit } from '../../src/domain/deposits/deposits.ts';
+import { isVerificationDeposit } from '../../src/domain/deposits/deposit-row.ts';
 
 /** Anything with `query(text, params)`: the app's `db.sql`, a pg Client/Pool, a PGlite instance. */
 export interface QueryLike {

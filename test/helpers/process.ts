@@ -1,5 +1,6 @@
 /** Child processes of the real entry points (npm start, the CLI). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { until } from './wait.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 /**
@@ -25,17 +26,14 @@ export async function startServerProcess(env: Record<string, string>, port: numb
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (r.status === 200) return { child, output: () => out };
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const healthy = await until(
+    () => child.exitCode === null && fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false),
+    (up) => up || child.exitCode !== null,
+    timeoutMs,
+    200,
+  );
+  if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
+  if (healthy) return { child, output: () => out };
   child.kill('SIGKILL');
   throw new Error(`server did not become healthy: ${out}`);
 }

@@ -14,31 +14,38 @@ import type { App } from '../../src/http/app.ts';
 export interface Collected<T = any> {
   items: T[];
   errors: unknown[];
+  /** Resolves with the items once `n` have arrived; rejects after `timeoutMs`, showing what did. */
   waitFor(n: number, timeoutMs?: number): Promise<T[]>;
+  /** Resolves with the errors once `n` have arrived (a refused subscription's error ends it: nothing follows). */
+  waitForErrors(n?: number, timeoutMs?: number): Promise<unknown[]>;
   close(): void;
 }
 
 function collector<T>(close: () => void): Collected<T> & { push(x: T): void; fail(e: unknown): void } {
   const items: T[] = [];
   const errors: unknown[] = [];
-  let waiters: { n: number; resolve: (v: T[]) => void }[] = [];
+  let waiters: { ready: () => boolean; resolve: () => void }[] = [];
+  const settle = () => (waiters = waiters.filter((w) => (w.ready() ? (w.resolve(), false) : true)));
+  const wait = <R>(ready: () => boolean, result: () => R, what: string, timeoutMs: number): Promise<R> => {
+    if (ready()) return Promise.resolve(result());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${what}: got ${JSON.stringify(items)} errors: ${JSON.stringify(errors)}`)), timeoutMs);
+      waiters.push({ ready, resolve: () => (clearTimeout(timer), resolve(result())) });
+    });
+  };
   return {
     items,
     errors,
     push(x) {
       items.push(x);
-      waiters = waiters.filter((w) => (items.length >= w.n ? (w.resolve(items.slice()), false) : true));
+      settle();
     },
     fail(e) {
       errors.push(e);
+      settle();
     },
-    waitFor(n, timeoutMs = 10_000) {
-      if (items.length >= n) return Promise.resolve(items.slice());
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`got ${items.length} of ${n}: ${JSON.stringify(items)} errors: ${JSON.stringify(errors)}`)), timeoutMs);
-        waiters.push({ n, resolve: (v) => (clearTimeout(timer), resolve(v)) });
-      });
-    },
+    waitFor: (n, timeoutMs = 10_000) => wait(() => items.length >= n, () => items.slice(), `waiting for ${n} items`, timeoutMs),
+    waitForErrors: (n = 1, timeoutMs = 10_000) => wait(() => errors.length >= n, () => errors.slice(), `waiting for ${n} errors`, timeoutMs),
     close,
   };
 }

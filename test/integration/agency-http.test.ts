@@ -89,8 +89,7 @@ describe('HTTP agency adapter against the fake agency', () => {
     const r = approval();
     await agency.issue(r);
     expect(await query(agency, r)).toEqual({ state: 'PENDING' });
-    await new Promise((res) => setTimeout(res, 200));
-    expect(await query(agency, r)).toMatchObject({ state: 'ISSUED' });
+    expect(await until(() => query(agency, r), (q) => q.state === 'ISSUED', 5_000)).toMatchObject({ state: 'ISSUED' });
   });
 
   it('issuing the same management key twice is idempotent (the job may run again after a crash)', async () => {

@@ -237,6 +237,15 @@ describe(`cash receipts on ${dbLabel}`, () => {
       expect(bad.body).toMatchObject({ code: '240008', data: { status: 'FAILED', reissuedFromId: id, identifier: '01000087777', kind: 'ORIGINAL' } });
     });
 
+    it('the receipt is looked up before the body is judged against it, as in GraphQL: a missing receipt → 404 20015 whatever the identifier; a self-issued reissue ignores a non-text identifier', async () => {
+      expect(await reissue('crt_' + 'c'.repeat(24), {})).toMatchObject({ status: 404, body: { code: '20015', data: null } });
+      expect(await reissue('crt_' + 'c'.repeat(24), { type: 'BOTH' })).toMatchObject({ status: 422, body: { code: '240002', data: null } });
+      const id = await failedReceipt();
+      const r = await reissue(id, { selfIssued: true, identifier: 5 });
+      expect(r.status).toBe(200);
+      expect(r.body.data).toMatchObject({ selfIssued: true, identifier: '0100001234', reissuedFromId: id });
+    });
+
     it('without business info → 409 240005', async () => {
       const id = await failedReceipt();
       await t.app.db.sql.query(`DELETE FROM "BusinessInfo" WHERE "workspaceId" = $1`, [m.workspaceId]);

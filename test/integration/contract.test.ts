@@ -21,7 +21,7 @@ describe(`dashboard contract on ${dbLabel}`, () => {
   let b: Bootstrapped;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     [a, b] = await Promise.all([bootstrap(t.client), bootstrap(t.client)]);
   });
   afterAll(() => t?.stop());

@@ -13,6 +13,7 @@ import { webhookEventType } from '../../src/domain/webhooks/routing.ts';
 import { dbLabel, freshDatabase, onPostgres } from '../helpers/app.ts';
 import { freePort, startServerProcess } from '../helpers/process.ts';
 import { Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 
 describe(`crash and restart on ${dbLabel}`, () => {
   const rx = new Receiver();
@@ -74,8 +75,7 @@ describe(`crash and restart on ${dbLabel}`, () => {
     });
     phase('started and bootstrapped');
     // Kill mid-load, once enough has happened to make the check meaningful (whatever the machine's speed).
-    const deadline = Date.now() + 30_000;
-    while (done < 25 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until(() => done, (n) => n >= 25, 30_000, 50);
     child!.kill('SIGKILL');
     phase('killed');
     stop = true;
@@ -129,14 +129,12 @@ describe(`crash and restart on ${dbLabel}`, () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
 
     ({ child } = await startServerProcess(slowAgency, port));
-    const deadline = Date.now() + 60_000;
-    let statuses: string[] = [];
-    while (Date.now() < deadline) {
-      const list = await client.request('GET', '/v1/cash-receipts?offset=0&limit=10', { token: m.apiKey.secret });
-      statuses = list.body.data.map((r: { status: string }) => r.status);
-      if (statuses.length === 2 && statuses.every((s) => s === 'ISSUED')) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const statuses = await until(
+      async () => (await client.request('GET', '/v1/cash-receipts?offset=0&limit=10', { token: m.apiKey.secret })).body.data.map((r: { status: string }) => r.status) as string[],
+      (s) => s.length === 2 && s.every((x) => x === 'ISSUED'),
+      60_000,
+      200,
+    );
     expect(statuses).toEqual(['ISSUED', 'ISSUED']);
   });
 });

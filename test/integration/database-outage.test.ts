@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import { until } from '../helpers/wait.ts';
 
 describe.runIf(onPostgres)('database connection loss on PostgreSQL', () => {
   let app: App;
@@ -59,11 +60,7 @@ describe.runIf(onPostgres)('database connection loss on PostgreSQL', () => {
     expect(ready.status).toBe(503);
 
     await proxy.restore();
-    let after = await client.request('GET', '/v1/invoices?offset=0&limit=100&search=장애', { token: m.apiKey.secret });
-    for (let i = 0; i < 50 && after.status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      after = await client.request('GET', '/v1/invoices?offset=0&limit=100&search=장애', { token: m.apiKey.secret });
-    }
+    const after = await until(() => client.request('GET', '/v1/invoices?offset=0&limit=100&search=장애', { token: m.apiKey.secret }), (r) => r.status === 200, 5_000, 100);
     expect(after.status).toBe(200);
     expect(after.body.totalItems).toBe(0);
     const created = await client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '장애' }, amount: 1234 } });

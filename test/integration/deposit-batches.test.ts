@@ -1,12 +1,14 @@
 /**
- * Matched deposits written together (src/domain/deposits/deposits.ts, storeMatchedDepositsInOneStatement): in a
+ * Matched deposits written together (src/domain/deposits/matched-deposit-statement.ts, storeMatchedDepositsInOneStatement): in a
  * statement of several, a deposit whose invoice changed since it was read is not stored (it falls back to a full
  * transaction) while the others are stored whole — payment, deposit, history line, event — with their events numbered
  * without gaps and told to live subscribers once each, with the paid invoice. PGlite and PostgreSQL (TEST_DATABASE_URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
-import { newDeposit, storeMatchedDeposits, storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/deposits.ts';
+import { newDeposit } from '../../src/domain/deposits/deposit-row.ts';
+import { storeMatchedDepositsInOneStatement, type MatchedDepositWrite } from '../../src/domain/deposits/matched-deposit-statement.ts';
+import { storeMatchedDeposits } from '../../src/domain/deposits/matched-deposit-writer.ts';
 import { isUniqueViolation } from '../../src/domain/prisma-errors.ts';
 import type { CommittedEvent } from '../../src/domain/events/outbox.ts';
 import type { BankAccount, Invoice } from '../../src/generated/prisma/client.ts';

@@ -8,18 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { smtpEmail } from '../../src/events/email/adapters.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 
 const SETTINGS = `mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { ... on WorkspacePayload { workspace { paidEmailEnabled } } } }`;
 const EMAILS = `{ emails { kind to subject text status invoiceId } }`;
-
-async function waitUntil<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe(`paid e-mail through the local outbox on ${dbLabel}`, () => {
   let t: TestApp;
@@ -46,7 +38,7 @@ describe(`paid e-mail through the local outbox on ${dbLabel}`, () => {
     await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '메일받음', amount: 12_345 });
     await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '주소없음', amount: 300 });
     await t.client.request('POST', `/v1/invoices/${markedPaid.body.data.id}/mark-as-paid`, { token: m.apiKey.secret });
-    const r = await waitUntil(() => t.client.gql(EMAILS, {}, m.sessionToken), (v) => v.emails.some((e: { status: string }) => e.status === 'SENT'));
+    const r = await until(() => t.client.gql(EMAILS, {}, m.sessionToken), (v) => v.emails.some((e: { status: string }) => e.status === 'SENT'));
     expect(r.emails).toHaveLength(1);
     expect(r.emails[0]).toMatchObject({ kind: 'invoice_paid', to: 'buyer@example.com', status: 'SENT', invoiceId: paidByDeposit.body.data.id });
     expect(r.emails[0].subject).toContain('12,345원');
@@ -99,7 +91,7 @@ describe('the SMTP adapter', () => {
       await t.client.gql(SETTINGS, { i: { paidEmailEnabled: true } }, m.sessionToken);
       await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '에스엠티피', email: 'smtp-buyer@example.com' }, amount: 999 } });
       await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '에스엠티피', amount: 999 });
-      const r = await waitUntil(() => t.client.gql(EMAILS, {}, m.sessionToken), (v) => v.emails[0]?.status === 'SENT');
+      const r = await until(() => t.client.gql(EMAILS, {}, m.sessionToken), (v) => v.emails[0]?.status === 'SENT');
       expect(r.emails[0]).toMatchObject({ to: 'smtp-buyer@example.com', status: 'SENT' });
       expect(received.some((x) => x.to === 'smtp-buyer@example.com' && x.raw.includes('From: pay@example.com'))).toBe(true);
     } finally {

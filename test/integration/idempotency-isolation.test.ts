@@ -257,7 +257,7 @@ async function send(op: Op, credential: Credential, key: string | null): Promise
   const token = f.tokens[credential];
   const headers: Record<string, string> = key ? { 'idempotency-key': key } : {};
   if (op.face === 'graphql') {
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}`, ...headers },
       body: JSON.stringify(op.body(f)),
@@ -340,7 +340,7 @@ async function storedRows(key: string): Promise<string[]> {
 
 describe(`idempotency isolation matrix on ${dbLabel}`, () => {
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    t = await startTestApp({ socket: false, env: { RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     f = await setUp();
   });
   afterAll(() => t?.stop());
@@ -399,7 +399,7 @@ describe(`idempotency isolation matrix on ${dbLabel}`, () => {
     const newInvoice = (name: string, amount: number, bankAccountIds: string[] = []) => ({ bankAccountIds, customer: { name }, amount });
     const v1Create = (token: string, key: string, body: unknown) => t.client.request('POST', '/v1/invoices', { token, body, headers: { 'idempotency-key': key } });
     const gqlWithKey = async (token: string, key: string, query: string) => {
-      const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key }, body: JSON.stringify({ query }) });
+      const res = await t.fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key }, body: JSON.stringify({ query }) });
       return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
     };
 
@@ -513,7 +513,7 @@ describe(`idempotency isolation matrix on ${dbLabel}`, () => {
       const viaGraphql = await gqlWithKey(f.tokens.session, 'sofa-key', q);
       const stored = JSON.parse(viaGraphql.text).data.createApiKey.secret as string;
       const sofa = () =>
-        fetch(`${t.url}/api/create-api-key`, {
+        t.fetch(`${t.url}/api/create-api-key`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${f.tokens.session}`, 'idempotency-key': 'sofa-key' },
           body: JSON.stringify({ input: { name: 'IdemSofa' } }),

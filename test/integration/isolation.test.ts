@@ -754,7 +754,7 @@ const MUTATIONS = new Set(Object.keys(sdl.getMutationType()!.getFields()));
 const UNION_MUTATIONS = new Set(Object.values(sdl.getMutationType()!.getFields()).filter((fd) => isUnionType(getNamedType(fd.type))).map((fd) => fd.name));
 
 async function callGql(row: GqlRow, variables: Record<string, unknown>, token: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${t.url}/graphql`, {
+  const res = await t.fetch(`${t.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query: row.query, variables }),
@@ -786,7 +786,7 @@ function fieldArgs(row: GqlRow, f: Fixtures): Record<string, unknown> {
 /** The /api route of each root field (sofa names it after the field: `createOAuthApp` → `/create-o-auth-app`). */
 let apiRoutes: Map<string, { method: 'GET' | 'POST'; path: string }>;
 async function loadApiRoutes() {
-  const doc = (await (await fetch(`${t.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await t.fetch(`${t.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   apiRoutes = new Map();
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const method of Object.keys(ops)) apiRoutes.set(path.split('/')[1].replaceAll('-', ''), { method: method.toUpperCase() as 'GET' | 'POST', path });
@@ -812,7 +812,7 @@ async function callApi(row: GqlRow, args: Record<string, unknown>, token: string
     headers['content-type'] = 'application/json';
     body = JSON.stringify(args);
   }
-  const res = await fetch(`${t.url}/api${path}`, { method: route.method, headers, body });
+  const res = await t.fetch(`${t.url}/api${path}`, { method: route.method, headers, body });
   return { status: res.status, body: await res.json() };
 }
 
@@ -954,7 +954,7 @@ describe(`isolation matrix on ${dbLabel}`, () => {
   let before: Awaited<ReturnType<typeof ownerState>>;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    t = await startTestApp({ socket: false, env: { RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await setUp();
     await loadApiRoutes();
     before = await ownerState();

@@ -104,9 +104,15 @@ describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => 
     const storedPaid = stored.filter((e) => e.type === 'invoice.paid').map((e) => ({ id: e.invoiceId, status: 'PAID', eventSequence: e.sequence }));
     expect(deliveredEvents(await events.waitFor(stored.length, 60_000))).toEqual(stored.map(asDelivered));
     expect((await paid.waitFor(storedPaid.length, 60_000)).map((x) => x.invoicePaid)).toEqual(storedPaid);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(events.items).toHaveLength(stored.length);
-    expect(paid.items).toHaveLength(storedPaid.length);
+    // One more paid invoice is the marker: a repeat of anything before it would have arrived first.
+    const [marker] = await createPaidInvoices(apps[0], m.apiKey.secret, '표시', 1);
+    await events.waitFor(stored.length + 2);
+    await paid.waitFor(storedPaid.length + 1);
+    expect(events.items.slice(stored.length).map((x) => [x.invoiceEvents.type, x.invoiceEvents.invoice.id])).toEqual([
+      ['created', marker],
+      ['paid', marker],
+    ]);
+    expect(paid.items.slice(storedPaid.length).map((x) => x.invoicePaid.id)).toEqual([marker]);
     expect([...events.errors, ...paid.errors]).toEqual([]);
   });
 
@@ -118,8 +124,10 @@ describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => 
     const n = 40;
     await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: `분산${i}` }, amount: 100 + i } })));
     await rx.waitFor((all) => all.filter((r) => r.json?.workspaceId === m.workspaceId).length >= n, 20_000);
-    await new Promise((r) => setTimeout(r, 500));
-    const ids = rx.received.filter((r) => r.json?.workspaceId === m.workspaceId).map((r) => r.headers['webhook-id']);
+    // One more invoice is the marker: once it arrives, the instances have dispatched again since the n did.
+    const marker = await a.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '분산표시' }, amount: 99 } });
+    await rx.waitFor((all) => all.some((r) => r.body.includes(marker.body.data.id)), 20_000);
+    const ids = rx.received.filter((r) => r.json?.workspaceId === m.workspaceId && !r.body.includes(marker.body.data.id)).map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(n);
     expect(new Set(ids).size).toBe(n);
   });

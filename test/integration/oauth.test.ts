@@ -14,7 +14,7 @@ describe(`OAuth on ${dbLabel}`, () => {
   const clock = new OffsetClock();
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     [dev, shop] = await Promise.all([bootstrap(t.client), bootstrap(t.client)]);
     const r = await t.client.gql(`mutation($i: CreateOAuthAppInput!) { createOAuthApp(input: $i) { app { id } clientSecret } }`, { i: { name: 'Partner', redirectUris: [REDIRECT] } }, dev.sessionToken);
     app = { id: r.createOAuthApp.app.id, secret: r.createOAuthApp.clientSecret };

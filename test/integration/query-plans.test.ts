@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
 import { DISPATCH_BATCH_SQL } from '../../src/events/outbox-dispatcher.ts';
-import { exactCandidatesSql, nameCandidatesSql } from '../../src/domain/deposits/deposits.ts';
+import { exactCandidatesSql, nameCandidatesSql } from '../../src/domain/deposits/candidates.ts';
 import { CONFLICTING_INVOICE_SQL } from '../../src/domain/invoices/invoices.ts';
 import { SqlParams } from '../../src/domain/sql.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 let t: TestApp;
 let b: Bootstrapped;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ socket: false });
   b = await bootstrap(t.client);
 });
 afterAll(async () => {
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, token: string | null, body?: unknown) =>
-  fetch(`${t.url}/api${path}`, {
+  t.fetch(`${t.url}/api${path}`, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -69,7 +69,7 @@ describe('/api (sofa-api over the GraphQL schema)', () => {
   });
 
   it('serves its own OpenAPI document at /api/openapi.json, without the subscription-webhook routes (which are refused)', async () => {
-    const res = await fetch(`${t.url}/api/openapi.json`);
+    const res = await t.fetch(`${t.url}/api/openapi.json`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { info: { version: string }; servers: { url: string }[]; paths: Record<string, Record<string, unknown>> };
     expect(doc.info.version).toBe('1.2.0');

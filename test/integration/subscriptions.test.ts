@@ -23,7 +23,7 @@ import type { BusEvent } from '../../src/events/event-bus.ts';
 import { busEventOf } from '../../src/events/outbox-dispatcher.ts';
 import { resolvePrincipal } from '../../src/domain/auth/principal.ts';
 import { createInvoice } from '../../src/domain/invoices/invoices.ts';
-import { ingestBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { ingestBankNotification } from '../../src/domain/deposits/intake.ts';
 import { jsonRow } from '../../src/domain/events/outbox.ts';
 import { catchUpLimits } from '../../src/domain/events/catch-up.ts';
 import { feedSettings } from '../../src/events/ordered-feed.ts';
@@ -80,9 +80,12 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const id = await invoice(a, '격리구독', 23_000);
     await t.client.deposit(a.bankAccount.notificationToken, { depositorName: '격리구독', amount: 23_000 });
     await subA.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // B's own payment afterwards is the marker: had A's reached B's subscriber, it would have come before it.
+    const markerB = await invoice(b, '격리표시', 23_001);
+    await t.client.request('POST', `/v1/invoices/${markerB}/mark-as-paid`, { token: b.apiKey.secret });
+    await subB.waitFor(1);
     expect(subA.items.map((x) => x.invoicePaid.id)).toEqual([id]);
-    expect(subB.items).toEqual([]);
+    expect(subB.items.map((x) => x.invoicePaid.id)).toEqual([markerB]);
     subA.close();
     subB.close();
   });
@@ -94,10 +97,11 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const outside = await invoice(a, '범위밖', 24_000, [a.bankAccount.id]);
     const allAccounts = await invoice(a, '전체계좌', 24_001);
     const inside = await invoice(a, '범위안', 24_002, [second.id]);
-    for (const id of [outside, allAccounts, inside]) await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
-    await sub.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sub.items.map((x) => x.invoicePaid.id)).toEqual([inside]);
+    // A second invoice inside, paid last, is the marker: events arrive in sequence order, so nothing paid before it is late.
+    const marker = await invoice(a, '범위안표시', 24_003, [second.id]);
+    for (const id of [outside, allAccounts, inside, marker]) await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
+    await sub.waitFor(2);
+    expect(sub.items.map((x) => x.invoicePaid.id)).toEqual([inside, marker]);
     sub.close();
   });
 
@@ -107,9 +111,9 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const other = await invoice(a, '다른것', 25_001);
     await t.client.request('DELETE', `/v1/invoices/${other}`, { token: a.apiKey.secret });
     await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
+    // The other invoice's events come first in sequence order: had they reached this subscriber, they would be first.
     const [msg] = await sub.waitFor(1);
     expect(msg.invoiceEvents).toMatchObject({ type: 'paid', invoice: { id, status: 'PAID' }, sequence: expect.stringMatching(/^\d+$/) });
-    await new Promise((r) => setTimeout(r, 200));
     expect(sub.items).toHaveLength(1);
     sub.close();
   });
@@ -150,9 +154,12 @@ describe(`subscriptions on ${dbLabel}`, () => {
     // then live, still in order and once
     const live = await invoice(m, '이어서실시간', 30_100);
     await sub.waitFor(stored.length + 1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(deliveredEvents(sub.items)).toEqual((await storedEventsAfter(t.app.db.sql, m.workspaceId, since)).map(asDelivered));
     expect(sub.items.at(-1).invoiceEvents).toMatchObject({ type: 'created', invoice: { id: live } });
+    // A second live invoice is the marker: a repeat of anything before it would have arrived first.
+    const marker = await invoice(m, '이어서표시', 30_101);
+    await sub.waitFor(stored.length + 2);
+    expect(deliveredEvents(sub.items)).toEqual((await storedEventsAfter(t.app.db.sql, m.workspaceId, since)).map(asDelivered));
+    expect(sub.items.at(-1).invoiceEvents).toMatchObject({ type: 'created', invoice: { id: marker } });
     expect(sub.errors).toEqual([]);
     sub.close();
   });
@@ -177,11 +184,15 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const later = await invoice(m, '재개후', 30_200);
     await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '재개후', amount: 30_200 });
     await resumed.waitFor(11);
-    await new Promise((r) => setTimeout(r, 300));
-    const [laterPaid] = (await storedEventsAfter(t.app.db.sql, m.workspaceId, paid.at(-1)!.sequence)).filter((e) => e.type === 'invoice.paid');
+    // One more paid invoice is the marker: a repeat of anything before it would have arrived first.
+    const marker = await invoice(m, '재개표시', 30_201);
+    await t.client.request('POST', `/v1/invoices/${marker}/mark-as-paid`, { token: m.apiKey.secret });
+    await resumed.waitFor(12);
+    const [laterPaid, markerPaid] = (await storedEventsAfter(t.app.db.sql, m.workspaceId, paid.at(-1)!.sequence)).filter((e) => e.type === 'invoice.paid');
     expect(resumed.items.map((x) => x.invoicePaid)).toEqual([
       ...paid.slice(20).map((e) => ({ id: e.invoiceId, status: 'PAID', eventSequence: e.sequence })),
       { id: later, status: 'PAID', eventSequence: laterPaid!.sequence },
+      { id: marker, status: 'PAID', eventSequence: markerPaid!.sequence },
     ]);
     expect(resumed.errors).toEqual([]);
     resumed.close();
@@ -209,10 +220,17 @@ describe(`subscriptions on ${dbLabel}`, () => {
       publish(3);
       const got = await sub.waitFor(5);
       expect(got.map((x) => [x.invoiceEvents.sequence, x.invoiceEvents.invoice.id])).toEqual(rows.map((r) => [String(r.sequence), r.invoiceId]));
-      // A repeat (another instance dispatching them again) is dropped.
+      // A repeat (another instance dispatching them again) is dropped: the next invoice's event, published after the
+      // repeats, is the marker that they would have come before.
       for (let i = 0; i < 5; i++) publish(i);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(sub.items).toHaveLength(5);
+      const marker = await createInvoice(quiet, p, { bankAccountIds: [], customer: { name: '순서표시' }, amount: 30_305 });
+      const [markerRow] = await t.app.db.sql.query<Parameters<typeof busEventOf>[0]>(
+        `SELECT id, "workspaceId", sequence, type, "invoiceId", "cashReceiptId", "bankAccountIds", "createdAt" FROM "Event" WHERE "invoiceId" = $1`,
+        [marker.id],
+      );
+      t.app.workers.bus.publish(busEventOf(markerRow!, null));
+      await sub.waitFor(6);
+      expect(sub.items.map((x) => x.invoiceEvents.invoice.id)).toEqual([...ids, marker.id]);
       sub.close();
     } finally {
       t.app.workers.dispatcher.start();
@@ -228,8 +246,8 @@ describe(`subscriptions on ${dbLabel}`, () => {
     try {
       const overWs = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since });
       const overSse = await subscribeSse(t.url, m.apiKey.secret, PAID_SINCE, { since });
-      await new Promise((r) => setTimeout(r, 300));
       for (const sub of [overWs, overSse]) {
+        await sub.waitForErrors(1);
         expect(sub.items).toEqual([]);
         expect(sub.errors).toEqual([
           [
@@ -248,15 +266,14 @@ describe(`subscriptions on ${dbLabel}`, () => {
       catchUpLimits.maxEvents = saved;
     }
     const ahead = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since: String(BigInt(since) + 7n) });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(ahead.errors).toEqual([
+    expect(await ahead.waitForErrors(1)).toEqual([
       [expect.objectContaining({ message: `sinceSequence ${BigInt(since) + 7n} is after the workspace's last event (${BigInt(since) + 6n}).`, extensions: expect.objectContaining({ code: 'VALIDATION_FAILED', field: ['sinceSequence'] }) })],
     ]);
     // Were events ever pruned, a subscriber from before the oldest one kept could not catch up by any means.
     await t.app.workers.dispatcher.loop.drain();
     await t.app.db.sql.query(`DELETE FROM "Event" WHERE "workspaceId" = $1 AND sequence = $2::bigint + 1`, [m.workspaceId, since]);
     const pruned = await subscribeWs(ws(m.apiKey.secret), EVENTS, { since });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await pruned.waitForErrors(1)).toEqual(pruned.errors);
     expect(pruned.items).toEqual([]);
     expect(pruned.errors).toEqual([[expect.objectContaining({ extensions: expect.objectContaining({ code: 'EVENTS_NOT_RETAINED' }) })]]);
   });
@@ -332,13 +349,14 @@ describe(`subscriptions on ${dbLabel}`, () => {
     return subs;
   };
 
-  /** LA got Y's events only (created and paid; invoicePaid: Y paid), nothing of X, and no error; the full key got X's. */
+  /** LA got Y's events (created and paid; invoicePaid: Y paid) and then a marker's, nothing of X, and no error; the full key got X's. */
   const expectNothingOfTheMovedInvoice = async (
     subs: Awaited<ReturnType<typeof limitedSubscriptions>>,
     full: { events: Collected; paid: Collected },
     ids: { x: string; y: string },
-    accountB: string,
+    s: Awaited<ReturnType<typeof limitedToA>>,
   ) => {
+    const accountB = s.accountB.id;
     const fullEvents = await full.events.waitFor(6);
     expect(fullEvents.map((e) => [e.invoiceEvents.type, e.invoiceEvents.invoice.id])).toEqual([
       ['created', ids.x],
@@ -352,20 +370,32 @@ describe(`subscriptions on ${dbLabel}`, () => {
     expect(fullEvents[3].invoiceEvents.invoice).toMatchObject({ bankAccountIds: [accountB], customer: SECRET });
     expect((await full.paid.waitFor(2)).map((p) => p.invoicePaid.id)).toEqual([ids.x, ids.y]);
     for (const { sub, paid } of subs) await sub.waitFor(paid ? 1 : 2);
-    await new Promise((r) => setTimeout(r, 300));
+    // LA's next invoice, created and paid, is the marker: anything of X still to come would have arrived before it.
+    const marker = await t.client.request('POST', '/v1/invoices', { token: s.limited, body: { bankAccountIds: [s.m.bankAccount.id], customer: { name: '표시' }, amount: 31_999 } });
+    expect(marker.status).toBe(201);
+    const z = marker.body.data.id as string;
+    expect((await t.client.request('POST', `/v1/invoices/${z}/mark-as-paid`, { token: s.limited })).status).toBe(200);
+    for (const { sub, paid } of subs) await sub.waitFor(paid ? 2 : 4);
     for (const { name, sub, paid } of subs) {
       const text = JSON.stringify(sub.items);
       expect(text, name).not.toContain(ids.x);
       expect(text, name).not.toContain(SECRET.email);
       expect(text, name).not.toContain(SECRET.phoneNumber);
       expect(text, name).not.toContain(accountB);
-      if (paid) expect(sub.items.map((p) => p.invoicePaid.id), name).toEqual([ids.y]);
-      else expect(sub.items.map((e) => [e.invoiceEvents.type, e.invoiceEvents.invoice.id]), name).toEqual([['created', ids.y], ['paid', ids.y]]);
+      if (paid) expect(sub.items.map((p) => p.invoicePaid.id), name).toEqual([ids.y, z]);
+      else
+        expect(sub.items.map((e) => [e.invoiceEvents.type, e.invoiceEvents.invoice.id]), name).toEqual([
+          ['created', ids.y],
+          ['paid', ids.y],
+          ['created', z],
+          ['paid', z],
+        ]);
       expect(sub.errors, name).toEqual([]);
       sub.close();
     }
     full.events.close();
     full.paid.close();
+    return z;
   };
 
   it('catch-up (sinceSequence) shows an account-limited key nothing of an invoice moved out of its accounts (invoiceEvents and invoicePaid, graphql-ws and SSE, with and without history); a full key still gets it', async () => {
@@ -375,16 +405,18 @@ describe(`subscriptions on ${dbLabel}`, () => {
     await t.app.workers.dispatcher.loop.drain();
     const subs = await limitedSubscriptions(s.limited, since);
     const full = { events: await subscribeWs(ws(s.m.apiKey.secret), MOVED_EVENTS(true), { since }), paid: await subscribeSse(t.url, s.m.apiKey.secret, MOVED_PAID(true), { since }) };
-    await expectNothingOfTheMovedInvoice(subs, full, ids, s.accountB.id);
+    const z = await expectNothingOfTheMovedInvoice(subs, full, ids, s);
     // The events query and node(id:) (null) skip X's events for LA too (judged on X as it is now); the full key gets them.
     const query = `query($s: String) { events(sinceSequence: $s) { id type invoiceId data } }`;
     const mine = await t.client.gql(query, { s: since }, s.limited);
     expect(mine.events.map((e: { type: string; invoiceId: string }) => [e.type, e.invoiceId])).toEqual([
       ['invoice.created', ids.y],
       ['invoice.paid', ids.y],
+      ['invoice.created', z],
+      ['invoice.paid', z],
     ]);
     const all = await t.client.gql(query, { s: since }, s.m.apiKey.secret);
-    expect(all.events.map((e: { invoiceId: string }) => e.invoiceId)).toEqual([ids.x, ids.x, ids.x, ids.x, ids.y, ids.y]);
+    expect(all.events.map((e: { invoiceId: string }) => e.invoiceId)).toEqual([ids.x, ids.x, ids.x, ids.x, ids.y, ids.y, z, z]);
     const createdX = all.events[0].id as string;
     expect((await t.client.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: createdX }, s.limited)).node).toBeNull();
     expect((await t.client.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: createdX }, s.m.apiKey.secret)).node).toEqual({ id: createdX });
@@ -406,7 +438,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
       t.app.workers.dispatcher.start();
     }
     const { subs, full, ids } = await started;
-    await expectNothingOfTheMovedInvoice(subs, full, ids, s.accountB.id);
+    await expectNothingOfTheMovedInvoice(subs, full, ids, s);
   });
 
   it("a live event carrying the invoice as it was on the key's accounts: its relations are read again, and judged again (moved since: OUT_OF_SCOPE, nothing of the row)", async () => {
@@ -427,7 +459,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
       // published at commit, before the move, and heard after it
       t.app.workers.bus.publish(busEventOf(row!, jsonRow(created)));
       await plain.waitFor(1);
-      await new Promise((r) => setTimeout(r, 300));
+      await withHistory.waitForErrors(1);
       expect(plain.items.map((x) => x.invoiceEvents.invoice)).toEqual([{ id: created.id, bankAccountIds: [s.m.bankAccount.id], customer: { email: null, phoneNumber: null } }]);
       expect(withHistory.items).toEqual([]);
       expect(withHistory.errors).toEqual([[expect.objectContaining({ extensions: expect.objectContaining({ code: 'OUT_OF_SCOPE' }) })]]);
@@ -464,8 +496,8 @@ describe(`subscriptions on ${dbLabel}`, () => {
       await subscribeSse(t.url, a.apiKey.secret, EVENTS, { since: tooLarge }),
       await subscribeSse(t.url, a.apiKey.secret, PAID_SINCE, { since: tooLarge }),
     ];
-    await new Promise((r) => setTimeout(r, 300));
     for (const sub of subs) {
+      await sub.waitForErrors(1);
       expect(sub.items).toEqual([]);
       expect(sub.errors).toEqual([[refusal]]);
       sub.close();
@@ -474,19 +506,20 @@ describe(`subscriptions on ${dbLabel}`, () => {
 
   it('an unauthenticated subscription is refused', async () => {
     const sub = await subscribeWs(ws('sk_live_nope'), PAID);
-    await new Promise((r) => setTimeout(r, 300));
+    await sub.waitForErrors(1);
     expect(sub.items).toEqual([]);
     expect(JSON.stringify(sub.errors)).toContain('UNAUTHENTICATED');
   });
 
   it('nothing is published for a change that rolled back (a conflicting create)', async () => {
     const sub = await subscribeWs(ws(a.apiKey.secret), EVENTS);
-    await invoice(a, '롤백', 27_000);
+    const first = await invoice(a, '롤백', 27_000);
     const dup = await t.client.request('POST', '/v1/invoices', { token: a.apiKey.secret, body: { bankAccountIds: [], customer: { name: '롤백' }, amount: 27_000 } });
     expect(dup.status).toBe(409);
-    await sub.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sub.items).toHaveLength(1);
+    // The next create is the marker: an event of the rolled-back one would have come before it.
+    const marker = await invoice(a, '롤백뒤', 27_001);
+    await sub.waitFor(2);
+    expect(sub.items.map((x) => x.invoiceEvents.invoice.id)).toEqual([first, marker]);
     sub.close();
   });
 
@@ -562,8 +595,12 @@ describe(`subscriptions on ${dbLabel}`, () => {
       [ids[0]],
     );
     t.app.workers.bus.publish(busEventOf(row!, null));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sub.items.map((m) => (m as { invoicePaid: { id: string } }).invoicePaid.id).sort()).toEqual([...ids].sort());
+    // One more paid invoice is the marker: the repeat, published before it, would have arrived first.
+    const marker = await invoice(a, '한번씩표시', 29_005);
+    await t.client.request('POST', `/v1/invoices/${marker}/mark-as-paid`, { token: a.apiKey.secret });
+    await sub.waitFor(6);
+    expect(sub.items.slice(0, 5).map((m) => (m as { invoicePaid: { id: string } }).invoicePaid.id).sort()).toEqual([...ids].sort());
+    expect(sub.items.map((m) => (m as { invoicePaid: { id: string } }).invoicePaid.id)).toEqual([...sub.items.slice(0, 5).map((m) => m.invoicePaid.id), marker]);
     sub.close();
   });
 });

@@ -38,7 +38,7 @@ describe(`timestamps from clients, every face, on ${dbLabel}`, () => {
   let m: Bootstrapped;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     m = await bootstrap(t.client);
   });
   afterAll(() => t?.stop());
@@ -163,7 +163,7 @@ describe(`timestamps from clients, every face, on ${dbLabel}`, () => {
 
   describe('/api (sofa over the same schema)', () => {
     const api = (path: string, token: string, body: unknown) =>
-      fetch(`${t.url}/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      t.fetch(`${t.url}/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     it.each(REFUSED.slice(0, 4))('POST /api/update-invoice expiresAt %s → 422 VALIDATION_FAILED at [input, expiresAt]; unchanged', async (value, rule) => {
       const id = await newInvoice();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectV1Error, expectOk, expectList } from '../helpers/v1-envelope.ts';
 
 const MISSING_INVOICE = 'ivc_000000000000000000000000';
 const MISSING_TRANSACTION = 'trx_000000000000000000000000';
@@ -16,19 +17,6 @@ const clock = new OffsetClock();
 
 function v1(method: string, path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>) {
   return t.client.request(method, path, { token, body, headers });
-}
-
-function expectV1Error(res: { status: number; body: unknown }, status: number, code: string) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { code, data: null } });
-}
-
-function expectOk(res: { status: number; body: unknown }, data: unknown) {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { code: 'OK', data } });
-}
-
-function expectList(res: { status: number; body: any }, expected: unknown[], totalItems = expected.length) {
-  expect(res.status).toBe(200);
-  expect(res.body).toEqual({ code: 'OK', data: expected, totalItems });
 }
 
 /** createApiKey with the session token; returns the key id and its secret. */
@@ -70,7 +58,7 @@ describe(`REST v1 authentication and account scope on ${dbLabel}`, () => {
   let transactionId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     w = await bootstrap(t.client);
     invoice = await createInvoice(w.apiKey.secret, { bankAccountIds: [w.bankAccount.id], customer: { name: '인증' }, amount: 1000 });
     const dep = await t.client.deposit(w.bankAccount.notificationToken, { depositorName: '무관', amount: 999 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectV1Error, expectOk, expectList, v1Time } from '../helpers/v1-envelope.ts';
 
 const V1_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/;
 const INVOICE_ID = /^ivc_[a-z0-9]{24}$/;
@@ -25,16 +26,6 @@ function setNow(iso: string) {
 
 function v1(method: string, path: string, token: string | undefined, body?: unknown) {
   return t.client.request(method, path, { token, body });
-}
-
-/** The v1 error envelope: exactly `{code, data: null}` with the status of the spec's Errors table. */
-function expectV1Error(res: { status: number; body: unknown }, status: number, code: string) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { code, data: null } });
-}
-
-/** A v1 timestamp: second precision, `.000`, `+00:00`. */
-function v1Time(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + '.000+00:00';
 }
 
 let seq = 0;
@@ -98,23 +89,11 @@ async function list(m: Bootstrapped, query: string) {
   return v1('GET', `/v1/invoices?${query}`, m.apiKey.secret);
 }
 
-/** A single-object response: 200 `{code: OK, data}`. */
-function expectOk(res: { status: number; body: unknown }, data: unknown) {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { code: 'OK', data } });
-}
-
-/** A list response: 200, `{code: OK, data, totalItems}` in that order, data = the expected invoices in order. */
-function expectList(res: { status: number; body: any }, expected: unknown[], totalItems = expected.length) {
-  expect(res.status).toBe(200);
-  expect(Object.keys(res.body)).toEqual(['code', 'data', 'totalItems']);
-  expect(res.body).toEqual({ code: 'OK', data: expected, totalItems });
-}
-
 describe(`REST v1 invoices on ${dbLabel}`, () => {
   let m: Bootstrapped;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     m = await bootstrap(t.client);
   });
   afterAll(() => t?.stop());

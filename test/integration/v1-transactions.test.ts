@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectV1Error, expectOk, expectList, v1Time } from '../helpers/v1-envelope.ts';
 
 const V1_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/;
 const TRX_ID = /^trx_[a-z0-9]{24}$/;
@@ -22,24 +23,6 @@ function setNow(iso: string) {
 
 function v1(method: string, path: string, token: string | undefined, body?: unknown) {
   return t.client.request(method, path, { token, body });
-}
-
-function expectV1Error(res: { status: number; body: unknown }, status: number, code: string) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { code, data: null } });
-}
-
-function expectOk(res: { status: number; body: unknown }, data: unknown) {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { code: 'OK', data } });
-}
-
-function expectList(res: { status: number; body: any }, expected: unknown[], totalItems = expected.length) {
-  expect(res.status).toBe(200);
-  expect(Object.keys(res.body)).toEqual(['code', 'data', 'totalItems']);
-  expect(res.body).toEqual({ code: 'OK', data: expected, totalItems });
-}
-
-function v1Time(ms: number | string): string {
-  return new Date(ms).toISOString().slice(0, 19) + '.000+00:00';
 }
 
 let seq = 0;
@@ -146,7 +129,7 @@ describe(`REST v1 transactions on ${dbLabel}`, () => {
   let mA: AccountInfo;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, socket: false });
     m = await bootstrap(t.client);
     mA = await accountInfo(m, m.bankAccount);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver, type Received } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 
 /** Independent Standard Webhooks verification (node:crypto only). */
 function verify(secret: string, r: Received): boolean {
@@ -151,13 +152,12 @@ describe(`webhooks on ${dbLabel}`, () => {
     const w = await register('V1', rx.url, ws.sessionToken);
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '실패' }, amount: 4 } });
     await expectDeliveries(w.webhook.id, ws.sessionToken, (d) => d.length >= 7);
-    await new Promise((r) => setTimeout(r, 400));
+    // No eighth attempt: the last is FAILED with no next attempt, and the dispatch is FAILED (what the worker reads).
     const d = await deliveries(w.webhook.id, ws.sessionToken);
     expect(d).toHaveLength(7);
     expect(d[0]).toMatchObject({ attempt: 7, status: 'FAILED', responseStatus: 503, nextAttemptAt: null });
     expect(d[1].nextAttemptAt).not.toBeNull();
-    const dispatch = await t.app.db.sql.query<{ status: string; attempts: number }>(`SELECT status::text, attempts FROM "WebhookDispatch" WHERE "webhookId" = $1`, [w.webhook.id]);
-    expect(dispatch).toEqual([{ status: 'FAILED', attempts: 7 }]);
+    expect(await dispatches(w.webhook.id)).toEqual([{ status: 'FAILED', attempts: 7 }]);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/webhook_delivery_attempts_total\{result="failure"\} ([7-9]|\d\d+)/);
     rx.respond = () => 200;
@@ -169,9 +169,10 @@ describe(`webhooks on ${dbLabel}`, () => {
     const w = await register('V2', rx.url, ws.sessionToken);
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '성공' }, amount: 5 } });
     await expectDeliveries(w.webhook.id, ws.sessionToken, (d) => d.length >= 1);
-    await new Promise((r) => setTimeout(r, 200));
+    // No retry: the one delivery has no next attempt, and the dispatch is done.
     const d = await deliveries(w.webhook.id, ws.sessionToken);
-    expect(d.map((x) => [x.status, x.responseStatus])).toEqual([['SUCCEEDED', status]]);
+    expect(d.map((x) => [x.status, x.responseStatus, x.nextAttemptAt])).toEqual([['SUCCEEDED', status, null]]);
+    expect(await dispatches(w.webhook.id)).toEqual([{ status: 'SUCCEEDED', attempts: 1 }]);
     rx.respond = () => 200;
   });
 
@@ -181,8 +182,9 @@ describe(`webhooks on ${dbLabel}`, () => {
     const w = await register('V1', rx.url, ws.sessionToken);
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '사라짐' }, amount: 6 } });
     await expectDeliveries(w.webhook.id, ws.sessionToken, (d) => d.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await deliveries(w.webhook.id, ws.sessionToken)).toHaveLength(1);
+    // No retry: the one delivery has no next attempt, and the dispatch is FAILED.
+    expect((await deliveries(w.webhook.id, ws.sessionToken)).map((x) => [x.status, x.responseStatus, x.nextAttemptAt])).toEqual([['FAILED', 410, null]]);
+    expect(await dispatches(w.webhook.id)).toEqual([{ status: 'FAILED', attempts: 1 }]);
     const hook = await t.client.gql(`query($id: ID!) { webhook(id: $id) { enabled disabledAt } }`, { id: w.webhook.id }, ws.sessionToken);
     expect(hook.webhook.enabled).toBe(false);
     rx.respond = () => 200;
@@ -194,8 +196,8 @@ describe(`webhooks on ${dbLabel}`, () => {
     const rot = await t.client.gql(`mutation($id: ID!) { rotateWebhookSecret(id: $id) { ... on WebhookSecretPayload { signingSecret webhook { previousSecretExpiresAt } } } }`, { id: w.webhook.id }, ws.sessionToken);
     const fresh = rot.rotateWebhookSecret.signingSecret;
     expect(fresh).not.toBe(w.signingSecret);
-    const until = new Date(rot.rotateWebhookSecret.webhook.previousSecretExpiresAt).getTime();
-    expect(until - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    const oldSecretUntil = new Date(rot.rotateWebhookSecret.webhook.previousSecretExpiresAt).getTime();
+    expect(oldSecretUntil - Date.now()).toBeGreaterThan(23.9 * 3600_000);
     await t.client.request('POST', '/v1/invoices', { token: ws.apiKey.secret, body: { bankAccountIds: [], customer: { name: '회전' }, amount: 7 } });
     await rx.waitFor((all) => all.some((r) => r.json?.workspaceId === ws.workspaceId));
     const r = rx.received.find((x) => x.json?.workspaceId === ws.workspaceId)!;
@@ -235,12 +237,12 @@ describe(`webhooks on ${dbLabel}`, () => {
     return r.webhook.deliveries as { attempt: number; status: string; responseStatus: number | null; nextAttemptAt: string | null }[];
   }
   async function expectDeliveries(id: string, session: string, pred: (d: Awaited<ReturnType<typeof deliveries>>) => boolean) {
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      if (pred(await deliveries(id, session))) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('deliveries did not arrive: ' + JSON.stringify(await deliveries(id, session)));
+    const d = await until(() => deliveries(id, session), pred);
+    if (!pred(d)) throw new Error('deliveries did not arrive: ' + JSON.stringify(d));
+  }
+  /** A webhook's dispatches as the worker reads them: done (SUCCEEDED / FAILED) or still to attempt. */
+  async function dispatches(webhookId: string) {
+    return t.app.db.sql.query<{ status: string; attempts: number }>(`SELECT status::text, attempts FROM "WebhookDispatch" WHERE "webhookId" = $1`, [webhookId]);
   }
 });
 

@@ -24,6 +24,7 @@ import { dbLabel, freshDatabase, onPostgres } from '../helpers/app.ts';
 import { checkInvariants, openServerDatabase } from '../helpers/invariants.ts';
 import { freePort, startServerProcess } from '../helpers/process.ts';
 import { Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 
 const SEED = Number(process.env.FAULT_SEED ?? 1);
 const KILLS = Math.max(5, Number(process.env.FAULT_KILLS ?? 5));
@@ -257,9 +258,9 @@ describe(`SIGKILL at random points under load on ${dbLabel}`, () => {
       for (; kills < KILLS; ) {
         const early = kills > 0 && rand() < 0.2;
         if (!early) {
-          const before = Object.values(acked).reduce((a, b) => a + b, 0);
-          const waitUntil = Date.now() + 30_000;
-          while (Object.values(acked).reduce((a, b) => a + b, 0) === before && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 20));
+          const ackedNow = () => Object.values(acked).reduce((a, b) => a + b, 0);
+          const before = ackedNow();
+          await until(ackedNow, (n) => n !== before, 30_000, 20);
         }
         await new Promise((r) => setTimeout(r, early ? rand() * 300 : LOAD_MS[0] + rand() * (LOAD_MS[1] - LOAD_MS[0])));
         // How many receipts the kill catches PENDING (a quick look just before it).
@@ -284,14 +285,7 @@ describe(`SIGKILL at random points under load on ${dbLabel}`, () => {
     log(`load done: ${totalAcked} acknowledged ${JSON.stringify(acked)}, ${unanswered} unanswered`);
 
     // ── Every PENDING receipt settles (a receipt whose job the kill held waits out its 60 s lease) ──
-    let pending = -1;
-    const settleDeadline = Date.now() + 150_000;
-    while (Date.now() < settleDeadline) {
-      const r = await client.request('GET', '/v1/cash-receipts?offset=0&limit=1&status=PENDING', { token: key });
-      pending = r.body.totalItems;
-      if (pending === 0) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const pending = await until(async () => (await client.request('GET', '/v1/cash-receipts?offset=0&limit=1&status=PENDING', { token: key })).body.totalItems as number, (n) => n === 0, 150_000, 500);
     log(`receipts settled (${pending} still PENDING)`);
 
     // ── Every committed event a V1/V2 webhook receives was delivered at least once ──

@@ -3,8 +3,9 @@
  * code, path and message as the faces render them (v1/v2 codes, GraphQL `extensions.field`, bank-notification `field`).
  */
 import { describe, expect, it } from 'vitest';
-import { parseCancelRequest, parseIssueRequest, parseReissueRequest, parseSendEmailRequest, resolveReissue } from '../../src/domain/cash-receipts/cash-receipts.ts';
-import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { resolveReissue } from '../../src/domain/cash-receipts/reissue.ts';
+import { parseCancelRequest, parseIssueRequest, parseReissueRequest, parseSendEmailRequest } from '../../src/domain/cash-receipts/requests.ts';
+import { parseBankNotification } from '../../src/domain/deposits/bank-notification.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseCancelInvoiceRequest, parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';

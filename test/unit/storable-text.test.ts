@@ -5,7 +5,7 @@
  */
 import { execute, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { parseBankNotification } from '../../src/domain/deposits/bank-notification.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseCancelInvoiceRequest, parseCreateInvoiceInput } from '../../src/domain/invoices/invoice-input.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { GraphQLError } from 'graphql';
 import { assertStorableInstant, fromUnixSeconds, isTimestampRefusal, kstDayStart, parseKstRange, parseTimestamp } from '../../src/domain/dates.ts';
-import { parseBankNotification } from '../../src/domain/deposits/deposits.ts';
+import { parseBankNotification } from '../../src/domain/deposits/bank-notification.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
 import { V2_EXPIRES_AT } from '../../rest-compat/v2/wire.ts';

@@ -1,8 +1,6 @@
 /**
- * The authorization rules of the spec's Authentication section, once:
- * read-only keys cannot write; dashboard tokens cannot call v1; an account-limited key sees and handles only
- * invoices whose receiving accounts are all allowed (never all-accounts invoices) and only deposits to allowed
- * accounts; cash receipts are not limited.
+ * The authorization rules of the spec's Authentication section, once: read-only keys cannot write; dashboard tokens
+ * cannot call v1; an account-limited key handles only invoices all of whose accounts it has, and deposits to them.
  */
 import { DomainError } from '../errors.ts';
 import type { Principal } from './principal.ts';

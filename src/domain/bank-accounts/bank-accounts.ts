@@ -95,12 +95,9 @@ export function bankAccountSnapshot(a: {
 const USABLE_ACCOUNTS = `SELECT id, "workspaceId", "verifiedAt" FROM "BankAccount" WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL`;
 
 /**
- * Checks receiving accounts named by an invoice: each must exist in the workspace (else BANK_ACCOUNT_NOT_FOUND, or
- * OUT_OF_SCOPE when it belongs to another workspace) and be verified (BANK_ACCOUNT_NOT_VERIFIED).
- *
- * One raw statement (invoice creation runs it on every create naming accounts): through the driver when given a
- * RawQuery (e.g. `poolQuery(deps)`), else as raw SQL in the Prisma client or transaction given, which skips the ORM's
- * query building.
+ * Checks the receiving accounts an invoice names: each in the workspace (else BANK_ACCOUNT_NOT_FOUND, or OUT_OF_SCOPE
+ * if another workspace's) and verified (BANK_ACCOUNT_NOT_VERIFIED). One raw statement, as every create naming accounts
+ * runs it: through the driver for a RawQuery, else as raw SQL in the Prisma client or transaction given.
  */
 export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;

@@ -13,7 +13,7 @@
  * not a later tier: they compete with the tier that decides (EXACT, else BRACKET_REMOVAL). Otherwise an invoice named
  * like the truncated form ('가나다라마바사' beside '가나다라마바사아') would capture the longer name's deposit.
  * Deposit names are compared without their invisible characters (depositor-name.ts depositNameKey).
- * Pure functions; the database side is in deposits.ts (matchCandidates).
+ * Pure functions; the database side is in candidates.ts (matchCandidates).
  */
 import { normalizeName, splitBrackets, withoutInvisible } from './depositor-name.ts';
 

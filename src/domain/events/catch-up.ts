@@ -25,10 +25,9 @@ export function parseEventSequence(value: string | null | undefined, field: stri
 export const catchUpLimits = { maxEvents: 100_000 };
 
 /**
- * The rule for a subscription's `sinceSequence`, given the workspace's last event sequence (`head`) and whether the
- * event right after `since` is still stored (always, while events are never pruned): a sequence the workspace never
- * reached is a client error; events no longer stored cannot be caught up on by any means (EVENTS_NOT_RETAINED);
- * more than `catchUpLimits.maxEvents` are paged with the events query instead (CATCH_UP_TOO_LARGE).
+ * Whether a subscription can catch up from `since`, given the workspace's last sequence (`head`) and whether the next
+ * event is still stored: beyond `head` is VALIDATION_FAILED, a pruned one EVENTS_NOT_RETAINED, more than
+ * `catchUpLimits.maxEvents` CATCH_UP_TOO_LARGE (page with the events query instead).
  */
 export function assertCatchUpPossible(since: bigint, head: bigint, nextStored: boolean): void {
   if (since > head) {

@@ -29,13 +29,9 @@ export interface NewEvent {
 }
 
 /**
- * The CTEs that write events, for a statement of the caller's (`WITH ..., <these>`): `<name>_seq` reserves the next
- * per-workspace sequence numbers — locking the workspace row until commit, so sequence order is commit order within a
- * workspace (a subscriber that re-queries `sinceSequence` never misses a later-committed lower number) — and
- * `<name>` inserts the rows (RETURNING each one's id and sequence). With `guard` (an SQL condition over earlier CTEs),
- * nothing is reserved or written unless it holds; with `guards` (one condition per event: a statement that stores
- * several deposits at once), only the events whose condition holds are written, numbered in their order without gaps.
- * Returns the CTE text and the event ids.
+ * The CTEs that write events into a caller's statement: `<name>_seq` reserves the workspace's next sequences (its row
+ * locked until commit, so sequence order is commit order) and `<name>` inserts them; `guard` / `guards` (one per
+ * event) write only the events whose SQL condition holds, numbered without gaps. Returns the CTE text and event ids.
  */
 export function eventInsertCtes(
   s: SqlParams,

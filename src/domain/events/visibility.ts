@@ -1,11 +1,7 @@
 /**
- * Who may see an event: subscribers see only their workspace's events, and an account-limited key only events of
- * invoices whose receiving accounts are all within its accounts (the same rule as reading the invoice).
- *
- * An event is judged twice: on the accounts it was recorded with, and on the invoice row shown with it — the row as
- * it is now (a catch-up, the `events` query, a re-read for relations) or as a live event carries it. An invoice moved
- * since to an account outside the key's is not shown with an event of its past: the event is skipped for that key,
- * as `invoice(id:)` refuses it (OUT_OF_SCOPE). A full key still gets it.
+ * Who may see an event: its workspace, and an account-limited key only if the invoice's accounts are all its own —
+ * judged on the accounts the event was recorded with and again on the invoice row shown with it (an invoice moved out
+ * of the key's accounts since is skipped, as `invoice(id:)` refuses it).
  */
 import type { Principal } from '../auth/principal.ts';
 import { bankAccountInScope, invoiceInScope } from '../auth/rules.ts';

@@ -8,7 +8,7 @@ import { CASH_RECEIPT_TYPES, identifierFits, type CashReceiptTypeName } from '..
 import { isAcceptableInvoiceName, nameLength } from '../deposits/depositor-name.ts';
 import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
 import type { ErrorCode } from '../errors.ts';
-import { absentBodyIsEmpty, codePoints, fail, onWire, parseRequest } from '../request-schema.ts';
+import { codePoints, fail, onWire, optionalBody, parseRequest } from '../request-schema.ts';
 import { EMAIL_RE, MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
 
 export interface CustomerInput {
@@ -177,20 +177,14 @@ export function parseCreateInvoiceInput(raw: unknown): CreateInvoiceInput {
 export const CANCEL_REASON_MAX = 200;
 
 /** The invoice cancel request (spec: POST /v2/invoices/{id}/cancel): optional `reason` of up to 200 characters (220020 beyond). */
-export const cancelInvoiceRequestSchema = z.preprocess(
-  absentBodyIsEmpty,
-  z.object(
-    {
-      reason: z
-        .string({ error: fail('BAD_REQUEST') })
-        .refine((v) => codePoints(v) <= CANCEL_REASON_MAX, { error: fail('CANCEL_REASON_TOO_LONG') })
-        .nullish()
-        .transform((v) => v ?? null)
-        .meta({ description: 'Shown in the dashboard and as cancelReason; up to 200 characters.', maxLength: CANCEL_REASON_MAX }),
-    },
-    { error: fail('BAD_REQUEST') },
-  ),
-);
+export const cancelInvoiceRequestSchema = optionalBody({
+  reason: z
+    .string({ error: fail('BAD_REQUEST') })
+    .refine((v) => codePoints(v) <= CANCEL_REASON_MAX, { error: fail('CANCEL_REASON_TOO_LONG') })
+    .nullish()
+    .transform((v) => v ?? null)
+    .meta({ description: 'Shown in the dashboard and as cancelReason; up to 200 characters.', maxLength: CANCEL_REASON_MAX }),
+});
 
 /** Parses an invoice cancel request: reason a string of up to 200 characters, or absent. */
 export function parseCancelInvoiceRequest(raw: unknown): { reason: string | null } {

@@ -8,17 +8,18 @@ import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { asRaw, inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Sql, type Tx } from '../deps.ts';
+import { inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { invoiceNameColumns, normalizeName } from '../deposits/depositor-name.ts';
-import { isId, newId } from '../ids.ts';
+import { newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
+import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus, expirySql, statusSql, transitionFromSql } from './invoice-state.ts';
-import { autoIssueForPaidInvoice } from '../cash-receipts/cash-receipts.ts';
+import { autoIssueForPaidInvoice } from '../cash-receipts/issue.ts';
 import { addHistory } from './history.ts';
 
 export { addHistory } from './history.ts';
@@ -255,14 +256,13 @@ export async function loadInvoiceFor(
   id: unknown,
   opts: { hideCanceled?: boolean } = {},
 ): Promise<Invoice> {
-  if (!isId('invoice', id)) throw new DomainError('INVALID_INVOICE_ID');
-  const invoice = await db.invoice.findUnique({ where: { id } });
-  if (!invoice) throw new DomainError('INVOICE_NOT_FOUND');
-  if (invoice.workspaceId !== p.workspaceId) throw new DomainError('FOREIGN_INVOICE');
+  const invoice = await findInWorkspace(p, 'invoice', id, INVOICE_REFUSALS, (id) => db.invoice.findUnique({ where: { id } }));
   if (opts.hideCanceled && invoice.status === 'CANCELED') throw new DomainError('INVOICE_NOT_FOUND');
   if (!invoiceInScope(p, invoice.bankAccountIds)) throw new DomainError('OUT_OF_SCOPE');
   return invoice;
 }
+
+const INVOICE_REFUSALS: LookupRefusals = { invalid: 'INVALID_INVOICE_ID', notFound: 'INVOICE_NOT_FOUND', foreign: 'FOREIGN_INVOICE' };
 
 /** getInvoice (GET /v1/invoices/{id}). */
 export async function getInvoice(deps: Deps, principal: Principal | null, id: unknown, opts: { hideCanceled?: boolean } = {}) {
@@ -304,13 +304,7 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   if (term) {
     w.and((v) => `id = ${v(f.search!.trim())} OR "searchText" LIKE ${v(likeContains(term))}`);
   }
-  const where = w.toString();
-  const countRows = await deps.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "Invoice" WHERE ${where}`, ...w.params);
-  const rows = await deps.prisma.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id FROM "Invoice" WHERE ${where} ORDER BY "createdAt" DESC, number DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
-    ...w.params,
-  );
-  return { ids: rows.map((r) => r.id), total: Number(countRows[0]?.n ?? 0) };
+  return pageOfIds(deps.prisma, 'Invoice', w, '"createdAt" DESC, number DESC', page);
 }
 
 /** markInvoicePaid (POST /v1/invoices/{id}/mark-as-paid): pending or expired → paid, trigger API_CALL. */

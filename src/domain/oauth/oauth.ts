@@ -1,9 +1,7 @@
 /**
- * OAuth apps (contract: createOAuthApp, authorizeOAuthApp; POST /v2/oauth-apps/token and /revoke). An app (`oap_` id =
- * client_id, `oas_` secret shown once and stored hashed) is authorized by a workspace in the dashboard: that links the
- * app to the workspace (a grant) and yields a single-use, short-lived authorization code bound to a redirect URI. The
- * code is exchanged for an `oat_` access token, accepted wherever an API key is. Revoking cuts the link: every token
- * of it stops at once (tokens are looked up in the database on every request, on every instance).
+ * OAuth apps: a workspace authorizing an app (`oap_` client id, `oas_` secret stored hashed) gets a grant and a
+ * single-use code for a redirect URI, exchanged for an `oat_` token usable wherever an API key is. Revoking the grant
+ * stops every token of it at once (tokens are looked up on every request).
  */
 import type { OAuthApp } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';

@@ -1,9 +1,6 @@
 /**
- * Which addresses a webhook may be delivered to (SSRF protection). An address is judged by what it is, never by how it
- * is spelled: any IPv4 or IPv6 text is parsed to its bits (parseIp), an IPv6 address that carries an IPv4 address
- * (IPv4-mapped, IPv4-translated, IPv4-compatible, NAT64 64:ff9b::/96, 6to4) is judged as that IPv4 address, and only
- * then are the ranges checked (judgeAddress). The same judgement runs at registration (on the URL's host literal or
- * every address its name resolves to) and at connection time (src/events/http-post.ts) — unless WEBHOOK_ALLOW_PRIVATE.
+ * Which addresses a webhook may be delivered to (SSRF protection), judged by their bits, never their spelling (an IPv6
+ * form carrying an IPv4 address is that address), at registration and again when connecting (src/events/http-post.ts).
  */
 import { isIP } from 'node:net';
 

@@ -1,46 +1,6 @@
 /**
- * The cash-receipt agency over HTTP: an adapter of the CashReceiptAgency port for a Popbill-style agency API (a
- * management key per receipt, trade type 승인거래/취소거래, the tax authority's result queried later).
- *
- * Wire contract (JSON in and out, UTF-8; `{base}` is `baseUrl` and may carry a path prefix):
- *
- *   POST {base}/Cashbill/{corpNum}                  register and issue a receipt (approval or cancellation)
- *        { mgtKey, tradeType: '승인거래' | '취소거래', tradeUsage: '소득공제용' (PERSONAL) | '지출증빙용' (CORPORATE),
- *          identityNum, franchiseCorpNum, totalAmount, supplyCost, tax, serviceFee, tradeDT (KST yyyyMMddHHmmss),
- *          orgMgtKey?, orgConfirmNum? (cancellations) }  — amounts as strings of whole won, as Popbill sends them
- *        → 200 { code: 1, message }
- *   GET  {base}/Cashbill/{corpNum}/{mgtKey}         the receipt's state
- *        → 200 { mgtKey, stateCode, confirmNum, ntsresultCode, ntsresultMessage }
- *          stateCode 304 = accepted by the tax authority (ISSUED), 305 = refused (FAILED), anything else (300 issued,
- *          awaiting transmission — the NTS result arrives the next day; 302 transmitting) = still PENDING
- *   POST {base}/Cashbill/{corpNum}/{mgtKey}/Email   { receiver } → 200 { code: 1, message }
- *
- *   Errors: any non-2xx status (or a 2xx whose `code` is negative) with `{ code: <negative number>, message }`.
- *   -14000003 on registration means "this management key is already registered" and counts as success: the
- *   `receipt.issue` job may run twice after a crash, and our keys are unique per receipt.
- *
- * Request signing (every request; Linkhub/Popbill-like, HMAC-SHA256 with the secret key):
- *
- *   x-pb-date:           the request time, ISO 8601 UTC (the agency refuses clocks more than 5 minutes apart)
- *   x-pb-content-sha256: base64(SHA-256(body bytes)); the body is empty for GET (hash of the empty string)
- *   x-pb-signature:      `LINKHUB <linkId> <base64(HMAC-SHA256(secretKey as UTF-8 bytes, stringToSign))>`
- *   stringToSign = METHOD + "\n" + x-pb-content-sha256 + "\n" + x-pb-date + "\n" + linkId + "\n" + path
- *     where METHOD is upper case and path is the request URL's pathname and query exactly as sent
- *     (e.g. `/api/Cashbill/1234567890/abc`).
- *   The secret key never leaves this closure: it is not sent, not put in an error, not logged, not a property of the
- *   returned object.
- *
- * Failures, as the simulated agency reports them (so the domain renders v1 500 AGENCY_API_FAILED, v2 240008 / 240009
- * unchanged): an AgencyError whose `code` is the agency's code as a string (e.g. "-14000010") and whose message is the
- * agency's message; when the agency gave no code (timeout, connection refused, 5xx without a JSON error, unreadable
- * answer) the code is "-99999999" (Popbill SDKs' code for "the call itself failed") with a message saying which.
- * An issue whose outcome is unknown (timeout, network error, 5xx) is checked once with a GET before it is reported as
- * failed: if the agency has the receipt, the registration happened and issue() succeeds.
- * queryResult() throws AgencyError on any failure (the `receipt.settle` job then retries with backoff).
- *
- * Management keys: Popbill allows 1-24 characters [A-Za-z0-9_-]. Receipt ids (`crt_` + 24) are 28 long, so a key that
- * does not fit is sent without its `crt_` prefix (24 characters, unique as the id is); any other key that does not
- * fit is refused before calling.
+ * The cash-receipt agency over HTTP: the CashReceiptAgency port for a Popbill-style API, each request HMAC-signed.
+ * Its wire contract, signing, failure codes and management keys: src/events/README.md.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { AgencyError, type AgencyIssueRequest, type AgencyResult, type CashReceiptAgency } from '../../domain/cash-receipts/agency.ts';

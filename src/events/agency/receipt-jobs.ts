@@ -4,7 +4,7 @@
  * authority's result until it is known (≈ 2 days of backoff), so no receipt stays PENDING because a process died.
  */
 import type { Deps } from '../../domain/deps.ts';
-import { registerWithAgency, settleReceipt } from '../../domain/cash-receipts/cash-receipts.ts';
+import { registerWithAgency, settleReceipt } from '../../domain/cash-receipts/registration.ts';
 import type { JobHandler } from '../job-runner.ts';
 
 export class ResultNotReady extends Error {

@@ -1,9 +1,6 @@
 /**
- * The simulated agency (documented in the README like test card numbers): the tax-authority result is known
- * `delayMs` after the request; identifiers starting 0100009 are rejected by the tax authority (FAILED), identifiers
- * starting 0100008 make the agency call fail, and e-mail to an address at fail.example fails. Everything else is ISSUED
- * with a 9-character confirmation number. Its answers are a function of the request (no state), so a restart changes
- * nothing.
+ * The simulated agency (documented in the README like test card numbers); its answers are a function of the request
+ * (no state), so a restart changes nothing. Which identifiers fail how: src/events/README.md.
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';

@@ -1,37 +1,28 @@
 /** Cash receipts (crt_): type, reads with the v1 list filters, and issue / cancel / revoke / reissue / send-email. */
-import type { GraphQLResolveInfo } from 'graphql';
-import {
-  cancelCashReceipt,
-  getCashReceipt,
-  issueCashReceipt,
-  listCashReceiptIds,
-  reissueCashReceipt,
-  revokeCashReceipt,
-  sendCashReceiptEmail,
-  type ReceiptListFilter,
-} from '../../domain/cash-receipts/cash-receipts.ts';
+import { cancelCashReceipt, revokeCashReceipt } from '../../domain/cash-receipts/cancel.ts';
+import { issueCashReceipt } from '../../domain/cash-receipts/issue.ts';
+import { getCashReceipt, listCashReceiptIds, type ReceiptListFilter } from '../../domain/cash-receipts/reads.ts';
+import { reissueCashReceipt } from '../../domain/cash-receipts/reissue.ts';
+import { sendCashReceiptEmail } from '../../domain/cash-receipts/send-email.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
+import type { CashReceiptKind, CashReceiptStatus } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
-import { CashReceiptTypeEnum } from '../common/enums.ts';
-import { selectsRelations, buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
-import type { GraphQLContext } from '../context.ts';
+import { CashReceiptTypeEnum, describedEnum } from '../common/enums.ts';
+import { defineIdList, selectsRelations } from '../common/pagination.ts';
 
-const ReceiptStatusEnum = builder.enumType('CashReceiptStatus', {
-  description: 'State of a cash receipt (spec: Cash receipt states).',
-  values: {
-    PENDING: { description: 'Registered; waiting for the tax authority (or for the agency call).' },
-    ISSUED: { description: 'Confirmed by the tax authority (ntsConfirmNum set); may be partly canceled.' },
-    FAILED: { description: 'Rejected by the tax authority, or the agency call failed; may be reissued once.' },
-    REVOKED: { description: 'Revoked through v1 (all of it canceled).' },
-    CANCELED: { description: 'Fully canceled through v2.' },
-  } as const,
+const ReceiptStatusEnum = describedEnum<CashReceiptStatus>('CashReceiptStatus', 'State of a cash receipt (spec: Cash receipt states).', {
+  PENDING: 'Registered; waiting for the tax authority (or for the agency call).',
+  ISSUED: 'Confirmed by the tax authority (ntsConfirmNum set); may be partly canceled.',
+  FAILED: 'Rejected by the tax authority, or the agency call failed; may be reissued once.',
+  REVOKED: 'Revoked through v1 (all of it canceled).',
+  CANCELED: 'Fully canceled through v2.',
 });
 
-const ReceiptKindEnum = builder.enumType('CashReceiptKind', {
-  description: 'An original receipt, or a cancellation of (part of) one.',
-  values: { ORIGINAL: { description: 'An issued receipt.' }, CANCELLATION: { description: 'Cancels part or all of an original (originalId).' } } as const,
+const ReceiptKindEnum = describedEnum<CashReceiptKind>('CashReceiptKind', 'An original receipt, or a cancellation of (part of) one.', {
+  ORIGINAL: 'An issued receipt.',
+  CANCELLATION: 'Cancels part or all of an original (originalId).',
 });
 
 export const CashReceiptObject = builder.prismaObject('CashReceipt', {
@@ -82,14 +73,6 @@ export const CashReceiptFilter = builder.inputType('CashReceiptFilter', {
   }),
 });
 
-type FilterArg = Omit<ReceiptListFilter, 'offset' | 'limit'> | null | undefined;
-
-async function loadReceipts(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await ctx.prisma.cashReceipt.findMany({ ...selectionAt(ctx, info, path), where: { id: { in: ids } } });
-  return inIdOrder(ids, rows);
-}
-
 builder.queryField('cashReceipt', (t) =>
   t.prismaField({
     type: CashReceiptObject,
@@ -102,49 +85,26 @@ builder.queryField('cashReceipt', (t) =>
   }),
 );
 
-const CashReceiptPage = builder.objectRef<{ totalItems: number; ids: string[] }>('CashReceiptPage').implement({
-  description: 'A page of cash receipts by offset and limit, newest first.',
-  fields: (t) => ({
-    totalItems: t.exposeInt('totalItems', { description: 'Receipts matching the filter.' }),
-    items: t.field({ type: [CashReceiptObject], description: 'The receipts of this page.', resolve: (page, _a, ctx, info) => loadReceipts(ctx, info, [], page.ids) }),
-  }),
-});
-
-builder.queryField('cashReceiptPage', (t) =>
-  t.field({
-    type: CashReceiptPage,
+defineIdList({
+  item: CashReceiptObject,
+  filter: CashReceiptFilter,
+  listIds: (ctx, filter, offset, limit) => listCashReceiptIds(ctx.deps, ctx.principal, { ...filter, offset, limit }),
+  findMany: (ctx, args) => ctx.prisma.cashReceipt.findMany(args),
+  page: {
+    type: 'CashReceiptPage',
+    typeDescription: 'A page of cash receipts by offset and limit, newest first.',
+    totalItems: 'Receipts matching the filter.',
+    items: 'The receipts of this page.',
+    field: 'cashReceiptPage',
     description: 'Cash receipts by offset/limit (limit 1-100); same rules as GET /v1/cash-receipts.',
-    args: {
-      offset: t.arg.int({ required: true, description: '0 or more.' }),
-      limit: t.arg.int({ required: true, description: '1-100.' }),
-      filter: t.arg({ type: CashReceiptFilter, description: 'Filters.' }),
-    },
-    resolve: async (_r, args, ctx) => {
-      const { ids, total } = await listCashReceiptIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset: args.offset, limit: args.limit });
-      return { totalItems: total, ids };
-    },
-  }),
-);
-
-builder.queryField('cashReceipts', (t) =>
-  t.connection(
-    {
-      type: CashReceiptObject,
-      description: 'Cash receipts as a Relay connection, newest first.',
-      args: { filter: t.arg({ type: CashReceiptFilter, description: 'Filters.' }) },
-      resolve: async (_r, args, ctx, info) => {
-        const { offset, limit } = connectionWindow(args);
-        const { ids, total } = await listCashReceiptIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset, limit: Math.max(limit, 1) });
-        const nodes = limit === 0 ? [] : await loadReceipts(ctx, info, ['edges', 'node'], ids);
-        return buildConnection(nodes, offset, total);
-      },
-    },
-    {
-      description: 'A page of cash receipts.',
-      fields: (c) => ({ totalCount: c.int({ description: 'Receipts matching the filter.', resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
-    },
-  ),
-);
+  },
+  connection: {
+    field: 'cashReceipts',
+    description: 'Cash receipts as a Relay connection, newest first.',
+    typeDescription: 'A page of cash receipts.',
+    totalCount: 'Receipts matching the filter.',
+  },
+});
 
 const ReceiptPayload = builder.objectRef<CashReceipt>('CashReceiptPayload').implement({
   description: 'A cash receipt after the change.',
@@ -190,7 +150,7 @@ builder.mutationField('cancelCashReceipt', (t) =>
     type: ReceiptPayload,
     description: 'Cancels all or part of an ISSUED receipt; returns the new CANCELLATION receipt (v2 cancel).',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the original.' }), input: t.arg({ type: CancelInput, required: true, description: 'Reason and amount.' }) },
-    resolve: (_r, { id, input }, ctx) => cancelCashReceipt(ctx.deps, ctx.principal, id, { reason: input.reason, amount: input.amount ?? undefined }),
+    resolve: (_r, { id, input }, ctx) => cancelCashReceipt(ctx.deps, ctx.principal, id, input),
   }),
 );
 
@@ -219,12 +179,7 @@ builder.mutationField('reissueCashReceipt', (t) =>
     type: ReceiptPayload,
     description: 'Reissues a FAILED receipt once: a new ORIGINAL receipt (PENDING) with reissuedFromId.',
     args: { id: t.arg.id({ required: true, description: 'crt_ id of the failed original.' }), input: t.arg({ type: ReissueInput, required: true, description: 'Identifier, type, self-issue.' }) },
-    resolve: (_r, { id, input }, ctx) =>
-      reissueCashReceipt(ctx.deps, ctx.principal, id, {
-        ...(input.identifier != null ? { identifier: input.identifier } : {}),
-        ...(input.type != null ? { type: input.type } : {}),
-        ...(input.selfIssued != null ? { selfIssued: input.selfIssued } : {}),
-      }),
+    resolve: (_r, { id, input }, ctx) => reissueCashReceipt(ctx.deps, ctx.principal, id, input),
   }),
 );
 

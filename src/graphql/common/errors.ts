@@ -1,8 +1,6 @@
 /**
- * Rendering errors for GraphQL: a DomainError becomes a GraphQLError rendered by graphQLErrorBody (`extensions.code`
- * the public code, with `data` and the field path where there are any, and the table's HTTP status); anything else is
- * masked. Masking does not log: the face logs each error of a result with its request id (rest-compat/shared/face-errors.ts),
- * and finds a masked error's cause with maskedCause.
+ * Errors for GraphQL: a DomainError becomes a GraphQLError rendered by graphQLErrorBody; anything else is masked.
+ * Masking does not log: the faces log each error of a result (face-errors.ts), a masked one's cause via maskedCause.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { DomainError, graphQLErrorBody, isErrorCode } from '../../domain/errors.ts';

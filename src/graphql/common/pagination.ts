@@ -1,4 +1,5 @@
 /** Offset pages (REST parity) and Relay connections over id lists the domain computes. */
+import type { InputObjectRef, ObjectRef } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import { DomainError } from '../../domain/errors.ts';
@@ -7,13 +8,13 @@ import type { GraphQLContext } from '../context.ts';
 import { builder } from '../builder.ts';
 
 /** Orders rows as `ids` lists them. */
-export function inIdOrder<T extends { id: string }>(ids: string[], rows: T[]): T[] {
+function inIdOrder<T extends { id: string }>(ids: string[], rows: T[]): T[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
 
 /** The Prisma selection for the objects at `path` of the current field (one query for the whole list). */
-export function selectionAt(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[]): Record<string, unknown> {
+function selectionAt(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[]): Record<string, unknown> {
   return queryFromInfo({ context: ctx, info, path }) as Record<string, unknown>;
 }
 
@@ -27,7 +28,7 @@ export function selectsRelations(query: { include?: Record<string, unknown>; sel
   return false;
 }
 
-export interface ConnectionArgs {
+interface ConnectionArgs {
   first?: number | null;
   after?: string | null;
   last?: number | null;
@@ -45,7 +46,7 @@ function decodeCursor(cursor: string): number {
   return n;
 }
 
-export function encodeCursor(offset: number): string {
+function encodeCursor(offset: number): string {
   return Buffer.from(CURSOR_PREFIX + offset, 'utf8').toString('base64url');
 }
 
@@ -65,7 +66,7 @@ export function connectionWindow(args: ConnectionArgs, defaultSize = 20): { offs
   return { offset, limit: size };
 }
 
-export function buildConnection<T>(nodes: T[], offset: number, total: number) {
+function buildConnection<T>(nodes: T[], offset: number, total: number) {
   return {
     totalCount: total,
     edges: nodes.map((node, i) => ({ cursor: encodeCursor(offset + i), node })),
@@ -78,6 +79,81 @@ export function buildConnection<T>(nodes: T[], offset: number, total: number) {
   };
 }
 
-export const connectionArgsDoc = 'Relay pagination: first (1-100, default 20) and after, or last and before.';
+type Types = typeof builder.$inferSchemaTypes;
 
-export { builder };
+/** The ids of one page, filtered, scoped and ordered by the domain, and how many items match. */
+export interface IdPage {
+  ids: string[];
+  total: number;
+}
+
+/** One list of the API: its item type, its filter, its domain read and one findMany; the texts are the SDL's. */
+export interface IdList<Filter, Row extends { id: string }> {
+  item: ObjectRef<Types, Row>;
+  filter: InputObjectRef<Types, Filter>;
+  listIds: (ctx: GraphQLContext, filter: Filter | null | undefined, offset: number, limit: number) => Promise<IdPage>;
+  /** Reads the rows of `args.where` with the selection spread into `args` (one query for the whole page). */
+  findMany: (ctx: GraphQLContext, args: { where: { id: { in: string[] } } }) => Promise<Row[]>;
+  page: { type: string; typeDescription: string; totalItems: string; items: string; field: string; description: string };
+  connection: { field: string; description: string; typeDescription: string; totalCount: string };
+}
+
+/** The rows of `ids` in that order, each with the selection the query asks for at `path`. */
+async function loadInIdOrder<Row extends { id: string }>(findMany: IdList<unknown, Row>['findMany'], ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  return inIdOrder(ids, await findMany(ctx, { ...selectionAt(ctx, info, path), where: { id: { in: ids } } }));
+}
+
+/**
+ * Defines a list's two query fields: an offset page (`invoicePage`, what the REST faces run; the domain checks offset
+ * and limit) and a Relay connection (`invoices`), both over the domain's id list.
+ */
+export function defineIdList<Filter, Row extends { id: string }>(list: IdList<Filter, Row>): void {
+  const Page = builder.objectRef<{ totalItems: number; ids: string[] }>(list.page.type).implement({
+    description: list.page.typeDescription,
+    fields: (t) => ({
+      totalItems: t.exposeInt('totalItems', { description: list.page.totalItems }),
+      items: t.field({ type: [list.item], description: list.page.items, resolve: (page, _a, ctx, info) => loadInIdOrder(list.findMany, ctx, info, [], page.ids) }),
+    }),
+  });
+
+  builder.queryField(list.page.field, (t) =>
+    t.field({
+      type: Page,
+      description: list.page.description,
+      args: {
+        offset: t.arg.int({ required: true, description: '0 or more.' }),
+        limit: t.arg.int({ required: true, description: '1-100.' }),
+        filter: t.arg({ type: list.filter, description: 'Filters.' }),
+      },
+      resolve: async (_root, args, ctx) => {
+        // Pothos cannot spell the arguments of a generic input type; these are the ones declared above.
+        const { filter, offset, limit } = args as unknown as { filter?: Filter | null; offset: number; limit: number };
+        const { ids, total } = await list.listIds(ctx, filter, offset, limit);
+        return { totalItems: total, ids };
+      },
+    }),
+  );
+
+  builder.queryField(list.connection.field, (t) =>
+    t.connection(
+      {
+        type: list.item,
+        description: list.connection.description,
+        args: { filter: t.arg({ type: list.filter, description: 'Filters.' }) },
+        resolve: async (_root, args, ctx, info) => {
+          const { filter, ...window } = args as unknown as ConnectionArgs & { filter?: Filter | null };
+          const { offset, limit } = connectionWindow(window);
+          // The domain's limit is 1-100: a `first: 0` page still asks for one id (for the total) and returns no node.
+          const { ids, total } = await list.listIds(ctx, filter, offset, Math.max(limit, 1));
+          const nodes = limit === 0 ? [] : await loadInIdOrder(list.findMany, ctx, info, ['edges', 'node'], ids);
+          return buildConnection(nodes, offset, total);
+        },
+      },
+      {
+        description: list.connection.typeDescription,
+        fields: (c) => ({ totalCount: c.int({ description: list.connection.totalCount, resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
+      },
+    ),
+  );
+}

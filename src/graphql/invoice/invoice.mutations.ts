@@ -58,25 +58,21 @@ builder.mutationField('createInvoice', (t) =>
   }),
 );
 
-builder.mutationField('markInvoicePaid', (t) =>
-  t.field({
-    errors: domainErrors,
-    type: InvoicePayload,
-    description: 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.',
-    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
-    resolve: (_root, { id }, ctx) => markInvoicePaid(ctx.deps, ctx.principal, id),
-  }),
-);
+/** A transition of one invoice by id that answers with the invoice. */
+function invoiceTransition(name: string, description: string, apply: typeof markInvoicePaid) {
+  builder.mutationField(name, (t) =>
+    t.field({
+      errors: domainErrors,
+      type: InvoicePayload,
+      description,
+      args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
+      resolve: (_root, { id }, ctx) => apply(ctx.deps, ctx.principal, id),
+    }),
+  );
+}
 
-builder.mutationField('deleteInvoice', (t) =>
-  t.field({
-    errors: domainErrors,
-    type: InvoicePayload,
-    description: 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.',
-    args: { id: t.arg.id({ required: true, description: 'ivc_ id.' }) },
-    resolve: (_root, { id }, ctx) => deleteInvoice(ctx.deps, ctx.principal, id),
-  }),
-);
+invoiceTransition('markInvoicePaid', 'Marks a pending or expired invoice paid (trigger API_CALL); emits invoice.paid. INVOICE_ALREADY_PAID when paid.', markInvoicePaid);
+invoiceTransition('deleteInvoice', 'v1 delete: an unpaid invoice becomes canceled and invisible to v1; emits invoice.deleted. INVOICE_ALREADY_PAID when paid.', deleteInvoice);
 
 builder.mutationField('cancelInvoice', (t) =>
   t.field({

@@ -1,11 +1,9 @@
 /** Invoice reads: one invoice, an offset page (REST parity) and a Relay connection, with the REST list filters. */
-import { getInvoice, listInvoiceIds, type InvoiceListFilter } from '../../domain/invoices/invoices.ts';
+import { getInvoice, listInvoiceIds } from '../../domain/invoices/invoices.ts';
 import { builder } from '../builder.ts';
 import { InvoiceStatusEnum } from '../common/enums.ts';
-import { buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
-import type { GraphQLContext } from '../context.ts';
+import { defineIdList } from '../common/pagination.ts';
 import { InvoiceType } from './invoice.type.ts';
-import type { GraphQLResolveInfo } from 'graphql';
 
 export const InvoiceFilter = builder.inputType('InvoiceFilter', {
   description: 'The filters of GET /v1/invoices.',
@@ -19,28 +17,6 @@ export const InvoiceFilter = builder.inputType('InvoiceFilter', {
     includeCanceled: t.boolean({ description: 'Include canceled invoices (default true; v1 passes false).' }),
   }),
 });
-
-type FilterArg = { search?: string | null; paid?: boolean | null; expired?: boolean | null; statuses?: InvoiceListFilter['statuses']; dateAfter?: string | null; dateBefore?: string | null; includeCanceled?: boolean | null } | null | undefined;
-
-function toDomainFilter(filter: FilterArg, offset: unknown, limit: unknown): InvoiceListFilter {
-  return {
-    offset,
-    limit,
-    search: filter?.search,
-    paid: filter?.paid,
-    expired: filter?.expired,
-    statuses: filter?.statuses,
-    dateAfter: filter?.dateAfter,
-    dateBefore: filter?.dateBefore,
-    hideCanceled: filter?.includeCanceled === false,
-  };
-}
-
-async function loadInvoices(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await ctx.prisma.invoice.findMany({ ...selectionAt(ctx, info, path), where: { id: { in: ids } } });
-  return inIdOrder(ids, rows);
-}
 
 builder.queryField('invoice', (t) =>
   t.prismaField({
@@ -57,50 +33,27 @@ builder.queryField('invoice', (t) =>
   }),
 );
 
-const InvoicePage = builder.objectRef<{ totalItems: number; ids: string[] }>('InvoicePage').implement({
-  description: 'A page of invoices by offset and limit, newest first.',
-  fields: (t) => ({
-    totalItems: t.exposeInt('totalItems', { description: 'Number of invoices matching the filter.' }),
-    items: t.field({
-      type: [InvoiceType],
-      description: 'The invoices of this page.',
-      resolve: (page, _args, ctx, info) => loadInvoices(ctx, info, [], page.ids),
-    }),
-  }),
-});
-
-builder.queryField('invoicePage', (t) =>
-  t.field({
-    type: InvoicePage,
+defineIdList({
+  item: InvoiceType,
+  filter: InvoiceFilter,
+  // The domain's filter says hideCanceled where GraphQL's says includeCanceled (absent = include).
+  listIds: (ctx, filter, offset, limit) => {
+    const { includeCanceled, ...rest } = filter ?? {};
+    return listInvoiceIds(ctx.deps, ctx.principal, { ...rest, offset, limit, hideCanceled: includeCanceled === false });
+  },
+  findMany: (ctx, args) => ctx.prisma.invoice.findMany(args),
+  page: {
+    type: 'InvoicePage',
+    typeDescription: 'A page of invoices by offset and limit, newest first.',
+    totalItems: 'Number of invoices matching the filter.',
+    items: 'The invoices of this page.',
+    field: 'invoicePage',
     description: 'Invoices by offset/limit (limit 1-100), newest first; same rules as GET /v1/invoices.',
-    args: {
-      offset: t.arg.int({ required: true, description: '0 or more.' }),
-      limit: t.arg.int({ required: true, description: '1-100.' }),
-      filter: t.arg({ type: InvoiceFilter, description: 'Filters.' }),
-    },
-    resolve: async (_root, args, ctx) => {
-      const { ids, total } = await listInvoiceIds(ctx.deps, ctx.principal, toDomainFilter(args.filter, args.offset, args.limit));
-      return { totalItems: total, ids };
-    },
-  }),
-);
-
-builder.queryField('invoices', (t) =>
-  t.connection(
-    {
-      type: InvoiceType,
-      description: 'Invoices as a Relay connection, newest first, with the REST filters.',
-      args: { filter: t.arg({ type: InvoiceFilter, description: 'Filters.' }) },
-      resolve: async (_root, args, ctx, info) => {
-        const { offset, limit } = connectionWindow(args);
-        const { ids, total } = await listInvoiceIds(ctx.deps, ctx.principal, toDomainFilter(args.filter, offset, Math.max(limit, 1)));
-        const nodes = limit === 0 ? [] : await loadInvoices(ctx, info, ['edges', 'node'], ids);
-        return buildConnection(nodes, offset, total);
-      },
-    },
-    {
-      description: 'A page of invoices.',
-      fields: (c) => ({ totalCount: c.int({ description: 'Invoices matching the filter.', resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
-    },
-  ),
-);
+  },
+  connection: {
+    field: 'invoices',
+    description: 'Invoices as a Relay connection, newest first, with the REST filters.',
+    typeDescription: 'A page of invoices.',
+    totalCount: 'Invoices matching the filter.',
+  },
+});

@@ -3,11 +3,14 @@ import { listEmails, updateWorkspaceSettings } from '../../domain/workspaces/set
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
+import { describedEnum } from '../common/enums.ts';
+import type { EmailStatus } from '../../generated/prisma/enums.ts';
 import { WorkspaceType } from '../account/account.type.ts';
 
-const EmailStatusEnum = builder.enumType('EmailStatus', {
-  description: 'Sending state of an e-mail.',
-  values: { QUEUED: { description: 'Waiting to be sent.' }, SENT: { description: 'Handed to SMTP or kept in the local outbox.' }, FAILED: { description: 'Gave up after retries.' } } as const,
+const EmailStatusEnum = describedEnum<EmailStatus>('EmailStatus', 'Sending state of an e-mail.', {
+  QUEUED: 'Waiting to be sent.',
+  SENT: 'Handed to SMTP or kept in the local outbox.',
+  FAILED: 'Gave up after retries.',
 });
 
 const EmailMessageType = builder.prismaObject('EmailMessage', {

@@ -1,27 +1,18 @@
 /** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
-import type { GraphQLResolveInfo } from 'graphql';
-import { getTransaction, listTransactionIds, matchNoteVisibleTo, matchTransactionManually, setTransactionHidden, unmatchTransaction, type TransactionListFilter } from '../../domain/deposits/deposits.ts';
+import { invoiceInScope } from '../../domain/auth/rules.ts';
+import type { bankAccountSnapshot } from '../../domain/bank-accounts/bank-accounts.ts';
+import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
+import { getTransaction, listTransactionIds, matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
+import type { BankAccountType } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
-import { selectsRelations, buildConnection, connectionWindow, inIdOrder, selectionAt } from '../common/pagination.ts';
-import type { GraphQLContext } from '../context.ts';
-import { invoiceInScope } from '../../domain/auth/rules.ts';
+import { defineIdList, selectsRelations } from '../common/pagination.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
 
-interface Snapshot {
-  id: string;
-  active: boolean;
-  ownerId: string;
-  alias: string;
-  provider: string;
-  type: 'PERSONAL' | 'CORPORATE';
-  number: string;
-  createdAt: string;
-  verifiedAt: string | null;
-  deletedAt: string | null;
-}
+/** The snapshot the domain stores on each deposit; its times are ISO strings, which the DateTime scalar takes as they are. */
+type Snapshot = ReturnType<typeof bankAccountSnapshot> & { type: BankAccountType };
 
 const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot').implement({
   description: 'The receiving account as it was when the deposit arrived; later changes do not alter it.',
@@ -33,9 +24,9 @@ const BankAccountSnapshotType = builder.objectRef<Snapshot>('BankAccountSnapshot
     provider: t.exposeString('provider', { description: 'Bank identifier.' }),
     type: t.expose('type', { type: BankAccountTypeEnum, description: 'PERSONAL or CORPORATE.' }),
     number: t.exposeString('number', { description: 'Account number without hyphens.' }),
-    createdAt: t.field({ type: 'DateTime', description: 'Registration time.', resolve: (s) => new Date(s.createdAt) }),
-    verifiedAt: t.field({ type: 'DateTime', nullable: true, description: '1-won verification time.', resolve: (s) => (s.verifiedAt ? new Date(s.verifiedAt) : null) }),
-    deletedAt: t.field({ type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.', resolve: (s) => (s.deletedAt ? new Date(s.deletedAt) : null) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Registration time.' }),
+    verifiedAt: t.expose('verifiedAt', { type: 'DateTime', nullable: true, description: '1-won verification time.' }),
+    deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.' }),
   }),
 });
 
@@ -85,14 +76,6 @@ export const TransactionFilter = builder.inputType('TransactionFilter', {
   }),
 });
 
-type FilterArg = Omit<TransactionListFilter, 'offset' | 'limit'> | null | undefined;
-
-async function loadTransactions(ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await ctx.prisma.transaction.findMany({ ...selectionAt(ctx, info, path), where: { id: { in: ids } } });
-  return inIdOrder(ids, rows);
-}
-
 builder.queryField('transaction', (t) =>
   t.prismaField({
     type: TransactionType,
@@ -105,49 +88,26 @@ builder.queryField('transaction', (t) =>
   }),
 );
 
-const TransactionPage = builder.objectRef<{ totalItems: number; ids: string[] }>('TransactionPage').implement({
-  description: 'A page of deposits by offset and limit, newest first.',
-  fields: (t) => ({
-    totalItems: t.exposeInt('totalItems', { description: 'Deposits matching the filter.' }),
-    items: t.field({ type: [TransactionType], description: 'The deposits of this page.', resolve: (page, _a, ctx, info) => loadTransactions(ctx, info, [], page.ids) }),
-  }),
-});
-
-builder.queryField('transactionPage', (t) =>
-  t.field({
-    type: TransactionPage,
+defineIdList({
+  item: TransactionType,
+  filter: TransactionFilter,
+  listIds: (ctx, filter, offset, limit) => listTransactionIds(ctx.deps, ctx.principal, { ...filter, offset, limit }),
+  findMany: (ctx, args) => ctx.prisma.transaction.findMany(args),
+  page: {
+    type: 'TransactionPage',
+    typeDescription: 'A page of deposits by offset and limit, newest first.',
+    totalItems: 'Deposits matching the filter.',
+    items: 'The deposits of this page.',
+    field: 'transactionPage',
     description: 'Deposits by offset/limit (limit 1-100), newest first; same rules as GET /v1/transactions.',
-    args: {
-      offset: t.arg.int({ required: true, description: '0 or more.' }),
-      limit: t.arg.int({ required: true, description: '1-100.' }),
-      filter: t.arg({ type: TransactionFilter, description: 'Filters.' }),
-    },
-    resolve: async (_root, args, ctx) => {
-      const { ids, total } = await listTransactionIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset: args.offset, limit: args.limit });
-      return { totalItems: total, ids };
-    },
-  }),
-);
-
-builder.queryField('transactions', (t) =>
-  t.connection(
-    {
-      type: TransactionType,
-      description: 'Deposits as a Relay connection, newest first, with the REST filters.',
-      args: { filter: t.arg({ type: TransactionFilter, description: 'Filters.' }) },
-      resolve: async (_root, args, ctx, info) => {
-        const { offset, limit } = connectionWindow(args);
-        const { ids, total } = await listTransactionIds(ctx.deps, ctx.principal, { ...(args.filter as FilterArg), offset, limit: Math.max(limit, 1) });
-        const nodes = limit === 0 ? [] : await loadTransactions(ctx, info, ['edges', 'node'], ids);
-        return buildConnection(nodes, offset, total);
-      },
-    },
-    {
-      description: 'A page of deposits.',
-      fields: (c) => ({ totalCount: c.int({ description: 'Deposits matching the filter.', resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }),
-    },
-  ),
-);
+  },
+  connection: {
+    field: 'transactions',
+    description: 'Deposits as a Relay connection, newest first, with the REST filters.',
+    typeDescription: 'A page of deposits.',
+    totalCount: 'Deposits matching the filter.',
+  },
+});
 
 const TransactionPayload = builder.objectRef<Transaction>('TransactionPayload').implement({
   description: 'The deposit after the change.',

@@ -2,21 +2,20 @@
 import { requireSession } from '../../domain/auth/rules.ts';
 import { createWebhook, deleteWebhook, getWebhook, redeliverWebhookEvent, rotateWebhookSecret, setWebhookEnabled, updateWebhookUrl } from '../../domain/webhooks/webhooks.ts';
 import type { Webhook } from '../../generated/prisma/client.ts';
+import type { DeliveryStatus, WebhookVersion } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { domainErrors } from '../common/error-types.ts';
+import { describedEnum } from '../common/enums.ts';
 
-const WebhookVersionEnum = builder.enumType('WebhookVersion', {
-  description: 'Which events and payload format a webhook receives.',
-  values: {
-    V1: { description: 'invoice.created, invoice.paid, invoice.deleted (also for a cancel); v1 objects and timestamps.' },
-    V2: { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed; v2 objects, Unix seconds.' },
-  } as const,
+const WebhookVersionEnum = describedEnum<WebhookVersion>('WebhookVersion', 'Which events and payload format a webhook receives.', {
+  V1: 'invoice.created, invoice.paid, invoice.deleted (also for a cancel); v1 objects and timestamps.',
+  V2: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed; v2 objects, Unix seconds.',
 });
 
-const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
-  description: 'Outcome of one delivery attempt.',
-  values: { SUCCEEDED: { description: 'The endpoint answered 2xx.' }, FAILED: { description: 'No 2xx answer (status, error or timeout recorded).' } } as const,
+const DeliveryStatusEnum = describedEnum<DeliveryStatus>('WebhookDeliveryStatus', 'Outcome of one delivery attempt.', {
+  SUCCEEDED: 'The endpoint answered 2xx.',
+  FAILED: 'No 2xx answer (status, error or timeout recorded).',
 });
 
 export const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {

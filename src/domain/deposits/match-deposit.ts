@@ -1,0 +1,99 @@
+/** Matching a stored deposit inside its transaction (the slow path): candidates, decision, payment or a note why not. */
+import type { Invoice, Transaction } from '../../generated/prisma/client.ts';
+import type { RawQuery } from '../deps.ts';
+import { SqlParams } from '../sql.ts';
+import { CANDIDATE_LIMIT, matchCandidates } from './candidates.ts';
+import { afterDepositPaid, payInvoiceSql } from './deposit-payment.ts';
+import { decideMatch, type MatchDecision } from './name-matching.ts';
+
+/** Why a deposit that matched no single invoice stays unmatched, for its matchNote (null: nothing matched). */
+export function unmatchedNote(decision: Exclude<MatchDecision<Invoice>, { kind: 'MATCH' }>) {
+  switch (decision.kind) {
+    case 'AMBIGUOUS':
+      return {
+        reason: 'AMBIGUOUS',
+        method: decision.method,
+        candidateInvoiceIds: decision.candidates.map((c) => c.id),
+        message: 'More than one pending invoice matches this deposit; match it manually.',
+      };
+    case 'TOO_MANY_CANDIDATES':
+      return {
+        reason: 'TOO_MANY_CANDIDATES',
+        candidateInvoiceIds: decision.candidates.map((c) => c.id),
+        message: `More than ${CANDIDATE_LIMIT} pending invoices could match this deposit, too many to be sure which one it pays; the matching ones among those read are listed. Match it manually.`,
+      };
+    case 'NONE':
+      return null;
+  }
+}
+
+/** Notes on a stored deposit why it stayed unmatched. */
+async function noteUnmatched(q: RawQuery, trx: Transaction, note: Record<string, unknown>, now: Date): Promise<Transaction> {
+  const [noted] = await q<Transaction>(`UPDATE "Transaction" SET "matchNote" = $2::jsonb, "updatedAt" = $3::timestamptz WHERE id = $1 RETURNING *`, [
+    trx.id,
+    JSON.stringify(note),
+    now.toISOString(),
+  ]);
+  return noted ?? trx;
+}
+
+/**
+ * Matches a just-stored deposit (spec: States — matching deposit). One deposit pays at most one invoice (this runs
+ * once, in the transaction that stores it); one invoice is paid by at most one deposit (the pending → paid update is
+ * conditional, and `matchedInvoiceId` is unique). Ambiguity leaves the deposit unmatched with the candidates noted.
+ * `lostCandidateId`: the invoice this deposit matched when first read, which changed before it could be paid.
+ */
+export async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, now: Date, lostCandidateId?: string): Promise<Transaction> {
+  for (let attempt = 1; ; attempt++) {
+    const found = await matchCandidates(q, trx, truncation, now);
+    const decision = decideMatch(trx.description, found.candidates, truncation, { complete: found.complete });
+    if (decision.kind === 'NONE') {
+      if (attempt === 1 && lostCandidateId) return noteIfPaidByAnother(q, trx, lostCandidateId, now);
+      return trx;
+    }
+    if (decision.kind !== 'MATCH') return noteUnmatched(q, trx, unmatchedNote(decision)!, now);
+    // The same statement pays the invoice (if it is still what was matched) and links the deposit to it.
+    const candidate = decision.candidate;
+    const s = new SqlParams();
+    const [paid] = await q<Invoice & { linked: boolean }>(
+      `WITH paid AS (${payInvoiceSql(s, candidate, now)}),
+            linked AS (
+              UPDATE "Transaction" t SET "matchedInvoiceId" = paid.id, "matchMethod" = ${s.p(decision.method, '::"MatchMethod"')},
+                     "matchedAt" = ${s.p(now.toISOString(), '::timestamptz')}, "matchNote" = NULL, "updatedAt" = ${s.p(now.toISOString(), '::timestamptz')}
+                FROM paid WHERE t.id = ${s.p(trx.id)} AND t."matchedInvoiceId" IS NULL
+              RETURNING t.id
+            )
+       SELECT paid.*, EXISTS (SELECT 1 FROM linked) AS linked FROM paid`,
+      s.values,
+    );
+    if (paid) {
+      const { linked, ...invoice } = paid;
+      if (!linked) throw new Error(`deposit ${trx.id} was matched under its own transaction`);
+      const matched: Transaction = { ...trx, matchedInvoiceId: invoice.id, matchMethod: decision.method, matchedAt: now, matchNote: null, updatedAt: now };
+      await afterDepositPaid(q, matched, invoice, decision.method, now, null);
+      return matched;
+    }
+    // Still pending, so it was edited under us: match again against what is committed now (a few times at most; after
+    // that the deposit stays unmatched, for a manual match).
+    if ((await storedInvoiceStatus(q, candidate.id)) === 'PENDING') {
+      if (attempt < 3) continue;
+      return trx;
+    }
+    return noteUnmatched(q, trx, alreadyPaidNote(candidate.id), now);
+  }
+}
+
+async function storedInvoiceStatus(q: RawQuery, invoiceId: string): Promise<string | null> {
+  const [row] = await q<{ status: string }>(`SELECT status FROM "Invoice" WHERE id = $1`, [invoiceId]);
+  return row?.status ?? null;
+}
+
+/** Paid by another deposit first (or canceled): this deposit stays unmatched, noted (nothing else was written). */
+function alreadyPaidNote(invoiceId: string) {
+  return { reason: 'ALREADY_PAID', candidateInvoiceIds: [invoiceId], message: 'The matching invoice was paid by another deposit.' };
+}
+
+async function noteIfPaidByAnother(q: RawQuery, trx: Transaction, invoiceId: string, now: Date): Promise<Transaction> {
+  const status = await storedInvoiceStatus(q, invoiceId);
+  return status !== null && status !== 'PENDING' ? noteUnmatched(q, trx, alreadyPaidNote(invoiceId), now) : trx;
+}

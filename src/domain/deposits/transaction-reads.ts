@@ -1,0 +1,76 @@
+/** Reading deposits (spec: GET /v1/transactions, the Transaction object): one, a filtered page, and what of a note a key sees. */
+import type { Transaction } from '../../generated/prisma/client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { bankAccountInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
+import { parseKstRange } from '../dates.ts';
+import type { Deps, Tx } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { parseOffsetPage } from '../paging.ts';
+import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
+import { SqlWhere, likeContains } from '../sql.ts';
+import { searchNormalize } from '../validation.ts';
+
+/**
+ * What of a deposit's `matchNote` the principal sees: an account-limited key sees only the candidate invoices it may
+ * handle (spec: account-limited keys), never the ids of invoices outside its accounts.
+ */
+export async function matchNoteVisibleTo(deps: Pick<Deps, 'prisma'>, p: Principal | null, note: unknown): Promise<unknown> {
+  const ids = (note as { candidateInvoiceIds?: unknown } | null)?.candidateInvoiceIds;
+  if (!p || p.bankAccountIds === null || !Array.isArray(ids) || ids.length === 0) return note;
+  const rows = await deps.prisma.invoice.findMany({ where: { id: { in: ids.filter((x): x is string => typeof x === 'string') } }, select: { id: true, bankAccountIds: true } });
+  const visible = new Set(rows.filter((r) => invoiceInScope(p, r.bankAccountIds)).map((r) => r.id));
+  return { ...(note as Record<string, unknown>), candidateInvoiceIds: ids.filter((id) => visible.has(id as string)) };
+}
+
+/** Loads a deposit the principal may see: malformed or missing → TRANSACTION_NOT_FOUND; another workspace's → FOREIGN_TRANSACTION; outside the key's accounts → OUT_OF_SCOPE. */
+export async function loadTransactionFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<Transaction> {
+  const t = await findInWorkspace(p, 'transaction', id, TRANSACTION_REFUSALS, (id) => db.transaction.findUnique({ where: { id } }));
+  if (!bankAccountInScope(p, t.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
+  return t;
+}
+
+const TRANSACTION_REFUSALS: LookupRefusals = { invalid: 'TRANSACTION_NOT_FOUND', notFound: 'TRANSACTION_NOT_FOUND', foreign: 'FOREIGN_TRANSACTION' };
+
+export async function getTransaction(deps: Deps, principal: Principal | null, id: unknown) {
+  return loadTransactionFor(deps.prisma, requirePrincipal(principal), id);
+}
+
+export interface TransactionListFilter {
+  offset: unknown;
+  limit: unknown;
+  search?: string | null;
+  bankAccountId?: string | null;
+  matched?: boolean | null;
+  hidden?: boolean | null;
+  dateAfter?: string | null;
+  dateBefore?: string | null;
+}
+
+/** listTransactions (GET /v1/transactions): filters by createdAt (KST dates), key scope, newest first. */
+export async function listTransactionIds(deps: Deps, principal: Principal | null, f: TransactionListFilter): Promise<{ ids: string[]; total: number }> {
+  const p = requirePrincipal(principal);
+  const page = parseOffsetPage(f.offset, f.limit);
+  const range = parseKstRange(f.dateAfter, f.dateBefore);
+  if (f.bankAccountId !== undefined && f.bankAccountId !== null && !bankAccountInScope(p, f.bankAccountId)) {
+    throw new DomainError('OUT_OF_SCOPE', { path: ['bankAccountId'] });
+  }
+  const w = new SqlWhere();
+  w.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND "deletedAt" IS NULL`);
+  if (p.bankAccountIds !== null) w.and((v) => `"bankAccountId" = ANY(${v(p.bankAccountIds, '::text[]')})`);
+  if (f.bankAccountId) w.and((v) => `"bankAccountId" = ${v(f.bankAccountId)}`);
+  if (f.matched === true) w.and(`"matchedInvoiceId" IS NOT NULL`);
+  if (f.matched === false) w.and(`"matchedInvoiceId" IS NULL`);
+  if (f.hidden === true) w.and(`hidden`);
+  if (f.hidden === false) w.and(`NOT hidden`);
+  if (range.from) w.and((v) => `"createdAt" >= ${v(range.from!.toISOString(), '::timestamptz')}`);
+  if (range.until) w.and((v) => `"createdAt" < ${v(range.until!.toISOString(), '::timestamptz')}`);
+  const raw = f.search ? f.search.replace(/[\u0000-\u001f]/g, '').trim() : '';
+  const term = searchNormalize(raw);
+  if (term) {
+    w.and((v) => {
+      const exact = v(raw);
+      return `id = ${exact} OR "bankAccountId" = ${exact} OR "matchedInvoiceId" = ${exact} OR "searchText" LIKE ${v(likeContains(term))}`;
+    });
+  }
+  return pageOfIds(deps.prisma, 'Transaction', w, '"createdAt" DESC, id DESC', page);
+}

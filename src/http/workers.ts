@@ -1,0 +1,66 @@
+/** The background workers (outbox dispatcher, webhook deliveries, jobs), the event bus and the e-mail adapter: built, started, stopped. */
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/database.ts';
+import type { Deps } from '../domain/deps.ts';
+import type { EmailPort } from '../domain/email/email.ts';
+import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
+import { receiptJobs } from '../events/agency/receipt-jobs.ts';
+import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
+import { emailJob } from '../events/email/email-job.ts';
+import { createEventBus, type EventBus } from '../events/event-bus.ts';
+import { WebhookHttpClient } from '../events/http-post.ts';
+import { JobRunner } from '../events/job-runner.ts';
+import { OutboxDispatcher } from '../events/outbox-dispatcher.ts';
+import { WebhookWorker } from '../events/webhook-worker.ts';
+import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface Workers {
+  bus: EventBus;
+  dispatcher: OutboxDispatcher;
+  webhooks: WebhookWorker;
+  jobs: JobRunner;
+  email: EmailPort;
+}
+
+/** The workers with their lifecycle: `start` runs the loops, `stop` lets each finish its step, `close` lets go of connections. */
+export interface RunningWorkers extends Workers {
+  start(): void;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds the workers on `deps` (webhook payloads in the REST faces' wire format); `email` replaces the adapter (tests). */
+export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: Metrics, log: Logger, email?: EmailPort): RunningWorkers {
+  const { clock, encryptionKey } = deps;
+  const bus = createEventBus(config.REDIS_URL);
+  const mail = email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
+  const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  const jobs = new JobRunner(db.prisma, clock, log, { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps) });
+  const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
+    payload: webhookPayload,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    batch: 100,
+    concurrency: 32,
+    pollMs: 1000,
+    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'success' : 'failure' }),
+  });
+  const dispatcher = new OutboxDispatcher(db.sql, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
+  const loops = [dispatcher, webhooks, jobs];
+  return {
+    bus,
+    dispatcher,
+    webhooks,
+    jobs,
+    email: mail,
+    start: () => loops.forEach((w) => w.start()),
+    stop: async () => void (await Promise.all(loops.map((w) => w.stop()))),
+    async close() {
+      webhookHttp.close();
+      (mail as { close?: () => void }).close?.();
+      await bus.close();
+    },
+  };
+}
