@@ -27,7 +27,7 @@ export const BANK_ROUTES: RouteDoc[] = [
       schema: BankNotificationAccepted,
       alsoStatus: { status: 200, description: 'The same notificationId again: the first transaction; nothing new is stored.' },
     },
-    errors: ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] satisfies ErrorCode[],
+    errorCodes: ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] satisfies ErrorCode[],
   },
 ];
 

@@ -76,7 +76,7 @@ const codeList = (codes: string[]) => z.enum(codes as [string, ...string[]]);
 function errorResponses(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
   const version = op.face as 'v1' | 'v2';
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of uniq([...op.errors])) {
+  for (const code of uniq([...op.errorCodes])) {
     const status = ERROR_TABLE[code][version].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -135,7 +135,7 @@ function oauthErrors(op: Operation & { badRequest?: string[] }): Record<string, 
 /** Bank-notification errors `{code, message, field?}` (rest-compat/bank/notifications.ts), codes from the v1 rendering. */
 function bankErrors(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
-  for (const c of op.errors) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
+  for (const c of op.errorCodes) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
   const out: Record<string, Json> = {};
   for (const [status, wire] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const schema = z.object({
@@ -210,7 +210,7 @@ const ID_NAMES: Record<PathIdKind, string> = { invoice: 'invoice', transaction: 
 function operationObject(operation: Operation, render: ReturnType<typeof renderer>): Json {
   const idempotent = operation.method === 'post' && (operation.face === 'v1' || operation.face === 'v2');
   const front = operation.face === 'v1' || operation.face === 'v2' ? FRONT_ERRORS : [];
-  const op: Operation = { ...operation, errors: [...new Set([...operation.errors, ...(idempotent ? IDEMPOTENCY_ERRORS : []), ...front])] };
+  const op: Operation = { ...operation, errorCodes: [...new Set([...operation.errorCodes, ...(idempotent ? IDEMPOTENCY_ERRORS : []), ...front])] };
   const parameters: Json[] = [];
   if (idempotent) {
     parameters.push({

@@ -47,7 +47,7 @@ export interface RouteDoc {
   write?: boolean;
   ok: Success;
   /** Domain codes this route can answer with (rendered through ERROR_TABLE for v1/v2). */
-  errors: readonly ErrorCode[];
+  errorCodes: readonly ErrorCode[];
 }
 
 export interface FaceContext extends GraphQLContext {

@@ -96,7 +96,7 @@ export const OAUTH_ROUTES: OAuthRoute[] = [
       form: true,
     },
     ok: { status: 200, description: 'The access token.', schema: OAuthToken },
-    errors: [],
+    errorCodes: [],
     badRequest: ['invalid_request', 'invalid_grant', 'unsupported_grant_type'],
     answer: (deps, app, form) => exchangeAuthorizationCode(deps, app, { grant_type: form.get('grant_type'), code: form.get('code'), redirect_uri: form.get('redirect_uri') }),
   },
@@ -117,7 +117,7 @@ export const OAUTH_ROUTES: OAuthRoute[] = [
       form: true,
     },
     ok: { status: 200, description: 'Done (or nothing to do).', schema: OAuthRevoked },
-    errors: [],
+    errorCodes: [],
     badRequest: ['invalid_request'],
     answer: async (deps, app, form) => {
       const token = form.get('token');
