@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { CASH_RECEIPT_TYPES } from '../../src/domain/cash-receipts/identifier.ts';
 import { BANK_PROVIDERS } from '../../src/domain/bank-accounts/bank-providers.ts';
 import { ID_PREFIXES, type IdKind } from '../../src/domain/ids.ts';
+import { onWire } from '../../src/domain/request-schema.ts';
+import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
+import { INVOICE_STATUSES, RECEIPT_KINDS, V1_RECEIPT_STATUSES } from '../shared/statuses.ts';
 
 /** An identifier of one kind: its prefix and 24 characters of [a-z0-9] (spec: Identifier format). */
 export const idOf = (kind: IdKind, description?: string) =>
@@ -23,10 +26,19 @@ export const secretOf = (kind: IdKind, description: string) =>
     .regex(new RegExp(`^${ID_PREFIXES[kind]}[a-z0-9]+$`))
     .meta({ description });
 
+/**
+ * A field that is always null (a readable object's `deletedAt`, an error's `data`), spelled `{type: [like, "null"],
+ * const: null}`: exactly `{type: "null"}` makes the field vanish from openapi-fetch's response types.
+ */
+export const alwaysNull = (like: 'string' | 'object', description?: string) => onWire(description ? z.null().meta({ description }) : z.null(), { type: [like, 'null'], const: null });
+
+/** v1's timestamp text: second precision, `.000` milliseconds, zone `+00:00`. */
+export const V1_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/;
+
 /** A v1 timestamp: second precision, `.000` milliseconds, zone `+00:00` (spec: Versioning, current v1 behavior). */
 const v1Time = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/)
+  .regex(V1_TIME_PATTERN)
   .meta({ description: 'ISO 8601, second precision, written `.000+00:00`.', examples: ['2026-11-21T10:00:00.000+00:00'] });
 
 /** A v2 timestamp: Unix seconds. */
@@ -62,7 +74,7 @@ export const V1Invoice = z
     metadata,
     issuedAt: v1Time,
     expiresAt: v1Time.nullable().meta({ description: 'Expiry; null = never expires.' }),
-    deletedAt: z.null().meta({ description: 'Always null for a readable invoice.' }),
+    deletedAt: alwaysNull('string', 'Always null for a readable invoice.'),
   })
   .meta({ id: 'V1Invoice', description: 'An invoice (order) in the v1 wire format.' });
 
@@ -77,7 +89,7 @@ export const V1BankAccount = z
     number: z.string().meta({ description: 'Account number without hyphens.' }),
     createdAt: v1Time,
     verifiedAt: v1Time.nullable().meta({ description: 'When the 1-won verification completed.' }),
-    deletedAt: z.null(),
+    deletedAt: alwaysNull('string'),
   })
   .meta({ id: 'V1BankAccount', description: 'The receiving bank account, as it was when the deposit arrived.' });
 
@@ -98,14 +110,14 @@ export const V1Transaction = z
     receivedAt: v1Time,
     matchedAt: v1Time.nullable(),
     createdAt: v1Time,
-    deletedAt: z.null(),
+    deletedAt: alwaysNull('string'),
   })
   .meta({ id: 'V1Transaction', description: 'A deposit (transaction) in the v1 wire format.' });
 
 export const V1CashReceipt = z
   .object({
     id: idOf('cashReceipt'),
-    status: z.enum(['PENDING', 'ISSUED', 'FAILED', 'REVOKED']).meta({ description: 'A receipt fully canceled through v2 reads REVOKED.' }),
+    status: z.enum(V1_RECEIPT_STATUSES).meta({ description: 'A receipt fully canceled through v2 reads REVOKED.' }),
     issuerId: idOf('account', 'The workspace owner\'s account id.'),
     corpNum: z.string().meta({ description: 'Issuing business registration number (10 digits).' }),
     type: cashReceiptType,
@@ -143,7 +155,7 @@ export const V2InvoiceHistoryEntry = z
 const v2InvoiceFields = {
   id: idOf('invoice'),
   number: z.int().meta({ description: 'Sequence number of the invoice in the workspace.' }),
-  status: z.enum(['PENDING', 'EXPIRED', 'PAID', 'CANCELED']).meta({ description: 'EXPIRED is judged against the clock.' }),
+  status: z.enum(INVOICE_STATUSES).meta({ description: 'EXPIRED is judged against the clock.' }),
   bankAccountIds: z.array(idOf('bankAccount')).meta({ description: 'Receiving accounts; empty = all registered accounts.' }),
   customer,
   cashReceipt: invoiceCashReceipt.nullable(),
@@ -168,8 +180,8 @@ export const V2InvoiceWithHistory = z
 export const V2CashReceipt = z
   .object({
     id: idOf('cashReceipt'),
-    status: z.enum(['PENDING', 'ISSUED', 'FAILED', 'REVOKED', 'CANCELED']),
-    kind: z.enum(['ORIGINAL', 'CANCELLATION']),
+    status: z.enum(RECEIPT_STATUSES),
+    kind: z.enum(RECEIPT_KINDS),
     issuerId: idOf('account', 'The workspace owner\'s account id.'),
     corpNum: z.string().meta({ description: 'Issuing business registration number (10 digits).' }),
     type: cashReceiptType,

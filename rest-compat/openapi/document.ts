@@ -7,8 +7,10 @@
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../../src/domain/errors.ts';
 import { wireSchemas } from '../../src/domain/request-schema.ts';
-import { V2CashReceipt, idOf } from './components.ts';
-import { OPERATIONS, type Face, type Operation } from './operations.ts';
+import { ID_PREFIXES } from '../../src/domain/ids.ts';
+import type { PathIdKind, RouteDoc as Operation, RouteFace as Face } from '../shared/route.ts';
+import { alwaysNull, V2CashReceipt, idOf } from './components.ts';
+import { OPERATIONS } from './operations.ts';
 import { WEBHOOK_EVENTS } from './webhooks.ts';
 
 export const OPENAPI_VERSION = '1.2.0';
@@ -74,7 +76,7 @@ const codeList = (codes: string[]) => z.enum(codes as [string, ...string[]]);
 function errorResponses(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
   const version = op.face as 'v1' | 'v2';
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of uniq([...op.errors])) {
+  for (const code of uniq([...op.errorCodes])) {
     const status = ERROR_TABLE[code][version].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -83,11 +85,11 @@ function errorResponses(op: Operation, render: ReturnType<typeof renderer>): Rec
     const wire = (c: ErrorCode) => ERROR_TABLE[c][version].code;
     let schema: z.ZodType;
     if (version === 'v1') {
-      schema = z.object({ code: codeList(uniq(codes.map(wire))), data: z.null() });
+      schema = z.object({ code: codeList(uniq(codes.map(wire))), data: alwaysNull('object') });
     } else {
       const plain = codes.filter((c) => !V2_ERROR_DATA[c]);
       const variants: z.ZodType[] = [];
-      if (plain.length) variants.push(z.object({ code: codeList(uniq(plain.map(wire))), data: z.null() }));
+      if (plain.length) variants.push(z.object({ code: codeList(uniq(plain.map(wire))), data: alwaysNull('object') }));
       for (const c of codes.filter((c) => V2_ERROR_DATA[c])) {
         const v = z.object({ code: z.literal(wire(c)), data: V2_ERROR_DATA[c]! });
         if (!variants.some((x) => JSON.stringify(z.toJSONSchema(x, { unrepresentable: 'any' })) === JSON.stringify(z.toJSONSchema(v, { unrepresentable: 'any' })))) variants.push(v);
@@ -118,8 +120,8 @@ const OAUTH_ERROR = (errors: string[], description: string, withDescription = tr
 });
 
 /** RFC 6749 §5.2 / RFC 7009 error bodies `{error, error_description}` (oauthErrorBody in src/domain/errors.ts). */
-function oauthErrors(op: Operation): Record<string, Json> {
-  const bad = op.operationId === 'oauthToken' ? ['invalid_request', 'invalid_grant', 'unsupported_grant_type'] : ['invalid_request'];
+function oauthErrors(op: Operation & { badRequest?: string[] }): Record<string, Json> {
+  const bad = op.badRequest ?? ['invalid_request'];
   return {
     '400': OAUTH_ERROR(bad, 'The request is malformed (not form-urlencoded, a parameter missing or repeated)' + (bad.length > 1 ? ', or the code is invalid, expired, used or for another redirect URI.' : '.')),
     '401': OAUTH_ERROR(['invalid_client'], 'Client authentication failed (missing or wrong client id or secret).'),
@@ -130,11 +132,10 @@ function oauthErrors(op: Operation): Record<string, Json> {
   };
 }
 
-/** Bank-notification errors `{code, message, field?}` (src/http/bank-notifications.ts), codes from the v1 rendering. */
-function bankErrors(render: ReturnType<typeof renderer>): Record<string, Json> {
-  const codes: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
+/** Bank-notification errors `{code, message, field?}` (rest-compat/bank/notifications.ts), codes from the v1 rendering. */
+function bankErrors(op: Operation, render: ReturnType<typeof renderer>): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
-  for (const c of codes) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
+  for (const c of op.errorCodes) byStatus.set(ERROR_TABLE[c].v1.status, uniq([...(byStatus.get(ERROR_TABLE[c].v1.status) ?? []), ERROR_TABLE[c].v1.code]));
   const out: Record<string, Json> = {};
   for (const [status, wire] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const schema = z.object({
@@ -204,10 +205,12 @@ function withHeaders(responses: Json): Json {
   return responses;
 }
 
+const ID_NAMES: Record<PathIdKind, string> = { invoice: 'invoice', transaction: 'transaction', cashReceipt: 'cash receipt' };
+
 function operationObject(operation: Operation, render: ReturnType<typeof renderer>): Json {
   const idempotent = operation.method === 'post' && (operation.face === 'v1' || operation.face === 'v2');
   const front = operation.face === 'v1' || operation.face === 'v2' ? FRONT_ERRORS : [];
-  const op: Operation = { ...operation, errors: [...new Set([...operation.errors, ...(idempotent ? IDEMPOTENCY_ERRORS : []), ...front])] };
+  const op: Operation = { ...operation, errorCodes: [...new Set([...operation.errorCodes, ...(idempotent ? IDEMPOTENCY_ERRORS : []), ...front])] };
   const parameters: Json[] = [];
   if (idempotent) {
     parameters.push({
@@ -219,7 +222,7 @@ function operationObject(operation: Operation, render: ReturnType<typeof rendere
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
-  if (op.pathId) parameters.push({ name: 'id', in: 'path', required: true, description: op.pathId.description, schema: { type: 'string' } });
+  if (op.pathId) parameters.push({ name: 'id', in: 'path', required: true, description: `The ${ID_NAMES[op.pathId]} (\`${ID_PREFIXES[op.pathId]}...\`) id.`, schema: { type: 'string' } });
   if (op.query) {
     const q = render(op.query, 'input') as { properties: Record<string, Json>; required?: string[] };
     for (const [name, schema] of Object.entries(q.properties)) {
@@ -230,7 +233,7 @@ function operationObject(operation: Operation, render: ReturnType<typeof rendere
   const ok = { description: op.ok.description, content: { 'application/json': { schema: render(op.ok.schema, 'output') } } };
   const responses: Json = { [String(op.ok.status)]: ok };
   if (op.ok.alsoStatus) responses[String(op.ok.alsoStatus.status)] = { ...ok, description: op.ok.alsoStatus.description };
-  Object.assign(responses, op.face === 'oauth' ? oauthErrors(op) : op.face === 'bank' ? bankErrors(render) : errorResponses(op, render));
+  Object.assign(responses, op.face === 'oauth' ? oauthErrors(op) : op.face === 'bank' ? bankErrors(op, render) : errorResponses(op, render));
   return {
     operationId: op.operationId,
     summary: op.summary,

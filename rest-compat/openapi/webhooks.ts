@@ -4,9 +4,11 @@
  * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks.
  */
 import { z } from 'zod';
-import { V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
+import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
+import { RECEIPT_KINDS } from '../shared/statuses.ts';
+import { V1_TIME_PATTERN, V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
 
-const v1Time = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+00:00$/).meta({ description: 'ISO 8601, written `.000+00:00`.' });
+const v1Time = z.string().regex(V1_TIME_PATTERN).meta({ description: 'ISO 8601, written `.000+00:00`.' });
 const unixSeconds = z.int().meta({ description: 'Unix seconds.' });
 
 const envelope = (id: string, version: 'V1' | 'V2', type: string, data: z.ZodType, description: string) =>
@@ -42,8 +44,8 @@ const V2Transaction = z
 const ReceiptSnapshot = z
   .looseObject({
     id: idOf('cashReceipt'),
-    status: z.enum(['PENDING', 'ISSUED', 'FAILED', 'REVOKED', 'CANCELED']),
-    kind: z.enum(['ORIGINAL', 'CANCELLATION']),
+    status: z.enum(RECEIPT_STATUSES),
+    kind: z.enum(RECEIPT_KINDS),
     amount: z.int(),
     relatedInvoiceId: idOf('invoice').nullable(),
     ntsConfirmNum: z.string().nullable(),

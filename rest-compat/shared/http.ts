@@ -1,4 +1,4 @@
-/** Shared HTTP plumbing of the REST faces: JSON responses, bounded body reading, a small route table. */
+/** Shared HTTP plumbing of the REST faces: JSON responses, bounded body reading, the router of a route table. */
 import { Response as ServerResponse } from '@whatwg-node/server';
 import { z } from 'zod';
 import { DomainError } from '../../src/domain/errors.ts';
@@ -72,33 +72,21 @@ export async function readTextBody(request: Request, maxBytes: number): Promise<
 
 export type Params = Record<string, string>;
 
-export interface Route<C> {
-  method: string;
-  pattern: string;
-  handler: (req: Request, params: Params, ctx: C) => Promise<Response>;
-}
+/** A face's router over its table: OpenAPI path templates (`/v1/invoices/{id}`); 404 for unknown paths, 405 for known paths with another method. */
+export class RouteTable<R extends { method: string; path: string }> {
+  private readonly compiled: { route: R; method: string; regex: RegExp; keys: string[] }[];
 
-interface CompiledRoute<C> extends Route<C> {
-  regex: RegExp;
-  keys: string[];
-}
-
-/** A route table: `/v1/invoices/:id` patterns; 404 for unknown paths and 405 for known paths with another method. */
-export class RouteTable<C> {
-  private readonly routes: CompiledRoute<C>[] = [];
-
-  add(method: string, pattern: string, handler: Route<C>['handler']): this {
-    const keys: string[] = [];
-    const regex = new RegExp(
-      '^' + pattern.replace(/:([a-zA-Z]+)/g, (_m, k: string) => (keys.push(k), '([^/]+)')) + '/?$',
-    );
-    this.routes.push({ method, pattern, handler, regex, keys });
-    return this;
+  constructor(routes: readonly R[]) {
+    this.compiled = routes.map((route) => {
+      const keys: string[] = [];
+      const regex = new RegExp('^' + route.path.replace(/\{([a-zA-Z]+)\}/g, (_m, k: string) => (keys.push(k), '([^/]+)')) + '/?$');
+      return { route, method: route.method.toUpperCase(), regex, keys };
+    });
   }
 
-  match(method: string, path: string): { route: Route<C>; params: Params } | 'METHOD_NOT_ALLOWED' | null {
+  match(method: string, path: string): { route: R; params: Params } | 'METHOD_NOT_ALLOWED' | null {
     let pathMatched = false;
-    for (const r of this.routes) {
+    for (const r of this.compiled) {
       const m = r.regex.exec(path);
       if (!m) continue;
       pathMatched = true;
@@ -111,13 +99,14 @@ export class RouteTable<C> {
           params[k] = m[i + 1];
         }
       });
-      return { route: r, params };
+      return { route: r.route, params };
     }
     return pathMatched ? 'METHOD_NOT_ALLOWED' : null;
   }
 
-  list(): Route<C>[] {
-    return this.routes;
+  /** Each route as `POST /v1/invoices/:id`'s parts. */
+  list(): { method: string; pattern: string }[] {
+    return this.compiled.map((r) => ({ method: r.method, pattern: r.route.path.replace(/\{(\w+)\}/g, ':$1') }));
   }
 }
 
@@ -130,10 +119,4 @@ export function queryBoolean(url: URL, name: string): boolean | undefined {
   if (v === null) return undefined;
   if (!queryBooleanSchema.safeParse(v).success) throw new DomainError('BAD_REQUEST', { message: `${name} must be true or false.`, path: [name] });
   return v === 'true';
-}
-
-/** A query-string value, or undefined when absent. */
-export function queryString(url: URL, name: string): string | undefined {
-  const v = url.searchParams.get(name);
-  return v === null ? undefined : v;
 }

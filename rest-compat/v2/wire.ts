@@ -7,6 +7,10 @@ import { z } from 'zod';
 import { fromUnixSeconds } from '../../src/domain/dates.ts';
 import type { ExpiresAtWire } from '../../src/domain/invoices/update-invoice.ts';
 import { fail } from '../../src/domain/request-schema.ts';
+import type { GqlCashReceipt, InvoiceView } from '../shared/graphql.ts';
+
+// The webhook payloads render an invoice snapshot with this face's invoice object.
+export type { InvoiceView };
 
 /** expiresAt in a v2 request (PATCH /v2/invoices/{id}): whole Unix seconds within the instant range, else INVALID_EXPIRES_AT. */
 export const V2_EXPIRES_AT: ExpiresAtWire = {
@@ -24,29 +28,6 @@ export function v2Time(value: string | Date | null | undefined): number | null {
   const d = value instanceof Date ? value : new Date(value);
   return Math.floor(d.getTime() / 1000);
 }
-
-export interface InvoiceView {
-  id: string;
-  number: number;
-  status: string;
-  bankAccountIds: string[];
-  customer: { name: string; email: string | null; phoneNumber: string | null };
-  cashReceipt: { type: string; identifier: string } | null;
-  amount: number;
-  metadata: Record<string, string> | null | unknown;
-  expiresAt: string | null;
-  paidAt: string | null;
-  canceledAt: string | null;
-  cancelReason: string | null;
-  canceledBy: { type: string; accountId: string | null; apiKeyId: string | null; name: string } | null | unknown;
-  guideEmailSentAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  history?: { type: string; createdAt: string; actor?: unknown; data?: unknown }[];
-}
-
-/** The GraphQL selection that yields an InvoiceView. */
-export const V2_INVOICE_FIELDS = `id number status bankAccountIds customer { name email phoneNumber } cashReceipt { type identifier } amount metadata expiresAt paidAt canceledAt cancelReason canceledBy { type accountId apiKeyId name } guideEmailSentAt createdAt updatedAt`;
 
 /** The v2 invoice object; `history` is included when the view carries it. */
 export function v2Invoice(i: InvoiceView) {
@@ -71,35 +52,8 @@ export function v2Invoice(i: InvoiceView) {
   };
 }
 
-export interface ReceiptView {
-  id: string;
-  status: string;
-  kind: string;
-  corpNum: string;
-  type: string;
-  identifier: string;
-  amount: number;
-  supplyCost: number;
-  tax: number;
-  relatedInvoiceId: string | null;
-  originalId: string | null;
-  partial: boolean;
-  cancelReason: string | null;
-  canceledAmount: number;
-  remainingAmount: number;
-  reissuedFromId: string | null;
-  reissuedToId: string | null;
-  selfIssued: boolean;
-  ntsConfirmNum: string | null;
-  ntsResultCode: string | null;
-  issuedAt: string | Date;
-  revokedAt: string | Date | null;
-  canceledAt: string | Date | null;
-  deletedAt: string | Date | null;
-}
-
 /** The v2 cash receipt object: the v1 fields plus kind, supplyCost, tax, originalId, partial, cancelReason, canceledAmount, remainingAmount, reissuedFromId, reissuedToId, selfIssued; Unix seconds. */
-export function v2CashReceipt(r: ReceiptView, issuerId: string) {
+export function v2CashReceipt(r: GqlCashReceipt, issuerId: string) {
   return {
     id: r.id,
     status: r.status,
