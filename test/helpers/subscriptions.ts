@@ -50,8 +50,13 @@ function collector<T>(close: () => void): Collected<T> & { push(x: T): void; fai
   };
 }
 
+/** Per client: settles once the server acknowledged the connection, or refused or closed it. */
+const connectionSettled = new WeakMap<Client, Promise<void>>();
+
 export function wsClient(baseUrl: string, token?: string): Client {
-  return createClient({
+  let settle = () => {};
+  const settled = new Promise<void>((r) => (settle = r));
+  const client = createClient({
     url: baseUrl.replace(/^http/, 'ws') + '/graphql',
     webSocketImpl: WebSocket,
     connectionParams: token ? { authorization: `Bearer ${token}` } : {},
@@ -59,7 +64,10 @@ export function wsClient(baseUrl: string, token?: string): Client {
     lazy: false,
     // A closed connection is expected in some tests (shutdown); it surfaces through the subscription's error.
     onNonLazyError: () => {},
+    on: { connected: () => settle(), closed: () => settle(), error: () => settle() },
   });
+  connectionSettled.set(client, settled);
+  return client;
 }
 
 /** Subscribes over graphql-ws and collects `data` payloads; resolves once the server acknowledged the subscription. */
@@ -71,7 +79,9 @@ export async function subscribeWs<T = any>(client: Client, query: string, variab
     error: (e) => c.fail(e),
     complete: () => {},
   });
-  // Give the server a moment to register the subscription (graphql-ws has no per-subscription ack).
+  // Once the connection is acknowledged (a loaded machine takes longer than the pause), give the server a moment to
+  // register the subscription: graphql-ws has no per-subscription ack.
+  await connectionSettled.get(client);
   await new Promise((r) => setTimeout(r, 150));
   return c;
 }
