@@ -7,14 +7,34 @@ import type { Principal } from './auth/principal.ts';
 import type { DateRange } from './dates.ts';
 import type { Deps } from './deps.ts';
 import { DomainError, type ErrorCode } from './errors.ts';
+import { isId, type IdKind } from './ids.ts';
 import type { OffsetPage } from './paging.ts';
 import type { SqlWhere } from './sql.ts';
 
+/** How a lookup refuses: a malformed id, a missing (or deleted) row, another workspace's row. */
+export interface LookupRefusals {
+  invalid: ErrorCode;
+  notFound: ErrorCode;
+  foreign: ErrorCode;
+}
+
 /** The row if the principal's workspace owns it: missing or deleted → `notFound`; another workspace's → `foreign`. */
-export function ownedRow<T extends { workspaceId: string; deletedAt?: Date | null }>(row: T | null, p: Principal, codes: { notFound: ErrorCode; foreign: ErrorCode }): T {
+export function ownedRow<T extends { workspaceId: string; deletedAt?: Date | null }>(row: T | null, p: Pick<Principal, 'workspaceId'>, codes: Omit<LookupRefusals, 'invalid'>): T {
   if (!row || row.deletedAt) throw new DomainError(codes.notFound);
   if (row.workspaceId !== p.workspaceId) throw new DomainError(codes.foreign);
   return row;
+}
+
+/** The row of the principal's workspace with this id (`find` reads a well-formed id), or the lookup's refusal. */
+export async function findInWorkspace<T extends { workspaceId: string; deletedAt?: Date | null }>(
+  p: Pick<Principal, 'workspaceId'>,
+  kind: IdKind,
+  id: unknown,
+  refusals: LookupRefusals,
+  find: (id: string) => Promise<T | null>,
+): Promise<T> {
+  if (!isId(kind, id)) throw new DomainError(refusals.invalid);
+  return ownedRow(await find(id), p, refusals);
 }
 
 /** A list's search term as the filters compare it: control characters removed, trimmed ('' = no search). */

@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
-import { inRange, ownedRow, pageOfIds, searchTerm } from '../workspace-rows.ts';
+import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } from '../workspace-rows.ts';
 import { isCashReceiptType } from './identifier.ts';
 
 /** A receipt id's shape (INVALID_CASH_RECEIPT_ID otherwise), checked before anything else of a request. */
@@ -16,10 +16,11 @@ export function assertReceiptId(id: unknown): asserts id is string {
   if (!isId('cashReceipt', id)) throw new DomainError('INVALID_CASH_RECEIPT_ID');
 }
 
+const RECEIPT_REFUSALS: LookupRefusals = { invalid: 'INVALID_CASH_RECEIPT_ID', notFound: 'CASH_RECEIPT_NOT_FOUND', foreign: 'FOREIGN_CASH_RECEIPT' };
+
 /** Loads a receipt of the principal's workspace (cash receipts are not limited by bank account). */
 export async function loadReceiptFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<CashReceipt> {
-  assertReceiptId(id);
-  return ownedRow(await db.cashReceipt.findUnique({ where: { id } }), p, { notFound: 'CASH_RECEIPT_NOT_FOUND', foreign: 'FOREIGN_CASH_RECEIPT' });
+  return findInWorkspace(p, 'cashReceipt', id, RECEIPT_REFUSALS, (id) => db.cashReceipt.findUnique({ where: { id } }));
 }
 
 /** getCashReceipt (GET /v1/cash-receipts/{id}). */

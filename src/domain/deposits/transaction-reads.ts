@@ -6,7 +6,7 @@ import { parseKstRange } from '../dates.ts';
 import type { Deps, Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { parseOffsetPage } from '../paging.ts';
-import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
+import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } from '../workspace-rows.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 
@@ -62,9 +62,8 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
   if (f.matched === false) w.and(`"matchedInvoiceId" IS NULL`);
   if (f.hidden === true) w.and(`hidden`);
   if (f.hidden === false) w.and(`NOT hidden`);
-  if (range.from) w.and((v) => `"createdAt" >= ${v(range.from!.toISOString(), '::timestamptz')}`);
-  if (range.until) w.and((v) => `"createdAt" < ${v(range.until!.toISOString(), '::timestamptz')}`);
-  const raw = f.search ? f.search.replace(/[\u0000-\u001f]/g, '').trim() : '';
+  inRange(w, 'createdAt', range);
+  const raw = searchTerm(f.search);
   const term = searchNormalize(raw);
   if (term) {
     w.and((v) => {

@@ -14,7 +14,7 @@ import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { invoiceNameColumns, normalizeName } from '../deposits/depositor-name.ts';
 import { newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
-import { findInWorkspace, pageOfIds, type LookupRefusals } from '../reads.ts';
+import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } from '../workspace-rows.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
@@ -292,12 +292,10 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   if (f.paid != null) w.and((v) => statusSql(f.paid ? ['PAID'] : ['PENDING', 'EXPIRED'], nowSql(v)));
   if (f.expired != null) w.and((v) => expirySql(f.expired!, nowSql(v)()));
   if (f.statuses && f.statuses.length > 0) w.and((v) => statusSql(f.statuses!, nowSql(v)));
-  if (range.from) w.and((v) => `"createdAt" >= ${v(range.from!.toISOString(), '::timestamptz')}`);
-  if (range.until) w.and((v) => `"createdAt" < ${v(range.until!.toISOString(), '::timestamptz')}`);
-  const term = f.search ? searchNormalize(f.search.replace(/[\u0000-\u001f]/g, '')) : '';
-  if (term) {
-    w.and((v) => `id = ${v(f.search!.trim())} OR "searchText" LIKE ${v(likeContains(term))}`);
-  }
+  inRange(w, 'createdAt', range);
+  const raw = searchTerm(f.search);
+  const term = searchNormalize(raw);
+  if (term) w.and((v) => `id = ${v(raw)} OR "searchText" LIKE ${v(likeContains(term))}`);
   return pageOfIds(deps.prisma, 'Invoice', w, '"createdAt" DESC, number DESC', page);
 }
 
