@@ -10,7 +10,7 @@ import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
 import { json } from '../../rest-compat/shared/http.ts';
 import type { ErrorLog } from '../../rest-compat/shared/face-errors.ts';
-import { handleBankNotification } from './bank-notifications.ts';
+import { handleBankNotification } from '../../rest-compat/bank/notifications.ts';
 import { handleApiDocs } from './docs.ts';
 import { GRAPHIQL_ASSETS_PREFIX, handleGraphiQLAsset } from './graphiql.ts';
 import { graphQLIdempotency, idempotent, type GraphQLRequestParser } from './idempotency.ts';
