@@ -114,7 +114,7 @@ export async function startTestApp(opts: { clock?: Clock; env?: Record<string, s
   if (opts.socket === false) {
     fetchApp = (input, init) => app.fetch(new Request(input, init));
     // What start() does besides listening.
-    if (config.WORKERS) for (const worker of [app.workers.dispatcher, app.workers.webhooks, app.workers.jobs]) worker.start();
+    if (config.WORKERS) app.workers.start();
   } else ({ url } = await app.start());
   const client = new ServiceClient(url, fetchApp as typeof fetch);
   if (opts.checkOpenApi !== false) client.onResponse = (r) => void checkResponse(r.method, r.path, r.status, r.body);
