@@ -50,6 +50,8 @@ export interface App {
   /** In-process request handling (no socket). */
   fetch(request: Request): Promise<Response>;
   start(): Promise<{ port: number; url: string }>;
+  /** What start() does besides listening: runs the workers (when WORKERS is on), for in-process use of `fetch`. */
+  startWorkers(): void;
   /** Graceful stop: in-flight requests finish (up to graceMs, default 10 s), subscribers are told to reconnect. */
   stop(opts?: { graceMs?: number }): Promise<void>;
 }
@@ -77,12 +79,14 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const route = createRouter(routes({ config, db, deps, yoga, metrics }), { deps, bus: workers.bus, log, metrics, rateLimiter, rateOptions });
   const server = createHttpServer(config, route);
 
+  const startWorkers = () => void (config.WORKERS && workers.start());
   return {
     deps,
     db,
     config,
     workers,
     fetch: (request) => server.fetch(request),
+    startWorkers,
     async start() {
       const listening = await server.start((wss) =>
         // GraphQL over WebSocket, under the limits of HTTP (graphql-ws.ts).
@@ -95,7 +99,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
           onRateLimited: () => metrics.rateLimited.inc(),
         }),
       );
-      if (config.WORKERS) workers.start();
+      startWorkers();
       log.info({ port: listening.port }, 'listening');
       return listening;
     },

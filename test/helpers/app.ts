@@ -113,8 +113,7 @@ export async function startTestApp(opts: { clock?: Clock; env?: Record<string, s
   let fetchApp: (input: string, init?: RequestInit) => Promise<Response> = fetch;
   if (opts.socket === false) {
     fetchApp = (input, init) => app.fetch(new Request(input, init));
-    // What start() does besides listening.
-    if (config.WORKERS) app.workers.start();
+    app.startWorkers();
   } else ({ url } = await app.start());
   const client = new ServiceClient(url, fetchApp as typeof fetch);
   if (opts.checkOpenApi !== false) client.onResponse = (r) => void checkResponse(r.method, r.path, r.status, r.body);
