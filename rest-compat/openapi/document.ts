@@ -186,7 +186,7 @@ function withoutNull(schema: Json): Json {
 /** Domain codes every idempotent POST can add (src/domain/idempotency.ts). */
 const IDEMPOTENCY_ERRORS = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_ANSWER_UNREADABLE', 'BAD_REQUEST'] as const;
 
-/** Codes any v1/v2 call can get from the layer in front of the faces (src/http/app.ts): rate limit, database down. */
+/** Codes any v1/v2 call can get from the layer in front of the faces (src/http/router.ts): rate limit, database down. */
 const FRONT_ERRORS = ['RATE_LIMITED', 'SERVICE_UNAVAILABLE'] as const;
 
 /** Response headers of every rate-limited call (src/http/rate-limit.ts). */

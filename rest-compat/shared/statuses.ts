@@ -3,13 +3,13 @@
  * receipt's stored one; v1 knows no CANCELED receipt, so one fully canceled through v2 reads REVOKED there.
  */
 import { RECEIPT_STATUSES, type ReceiptStatus } from '../../src/domain/cash-receipts/reads.ts';
-import type { InvoiceStatusName } from '../../src/domain/invoices/invoice-state.ts';
+import { INVOICE_STATUS_NAMES } from '../../src/domain/invoices/invoice-state.ts';
 import { CashReceiptKind } from '../../src/generated/prisma/enums.ts';
 
 type Statuses<T extends string> = readonly [T, ...T[]];
 
 /** An invoice's effective status (EXPIRED is judged against the clock). */
-export const INVOICE_STATUSES = ['PENDING', 'EXPIRED', 'PAID', 'CANCELED'] as const satisfies Statuses<InvoiceStatusName>;
+export const INVOICE_STATUSES = INVOICE_STATUS_NAMES;
 
 /** A cash receipt's kind: an original or the cancellation of one. */
 export const RECEIPT_KINDS = Object.values(CashReceiptKind) as unknown as Statuses<CashReceiptKind>;

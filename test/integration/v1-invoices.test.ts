@@ -665,6 +665,7 @@ describe(`REST v1 invoices on ${dbLabel}`, () => {
       ['an e-mail that has a hyphen, searched without it', 'leesunsin', () => [lee]],
       ['an e-mail that has a hyphen, searched with it', 'lee-sunsin@navy', () => [lee]],
       ['nothing that matches', 'zzz', () => []],
+      ['a name with spaces around it (trimmed, as the deposit and receipt searches are)', ' 길동 ', () => [hong]],
     ])('search by %s', async (_label, term, expected) => {
       const q = term === 'ID' ? hong.id : term;
       expectList(await list(w, `offset=0&limit=10&search=${encodeURIComponent(q)}`), expected());

@@ -7,7 +7,9 @@ import { rawOf, type Tx } from '../deps.ts';
 import { DomainError, type ErrorCode } from '../errors.ts';
 import { SqlParams } from '../sql.ts';
 
-export type InvoiceStatusName = 'PENDING' | 'EXPIRED' | 'PAID' | 'CANCELED';
+/** The statuses a client sees, in the order the faces list them. */
+export const INVOICE_STATUS_NAMES = ['PENDING', 'EXPIRED', 'PAID', 'CANCELED'] as const;
+export type InvoiceStatusName = (typeof INVOICE_STATUS_NAMES)[number];
 
 /** Each status a client sees as stored: `expired` says whether the expiry must have passed (absent: either way). */
 const STORED_AS: Record<InvoiceStatusName, { status: Invoice['status']; expired?: boolean }> = {
@@ -16,12 +18,11 @@ const STORED_AS: Record<InvoiceStatusName, { status: Invoice['status']; expired?
   PAID: { status: 'PAID' },
   CANCELED: { status: 'CANCELED' },
 };
-const STATUS_NAMES = Object.keys(STORED_AS) as InvoiceStatusName[];
 
 /** The status a client sees: PENDING past its expiry (expiresAt <= now) is EXPIRED. */
 export function effectiveStatus(i: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): InvoiceStatusName {
   const expired = i.expiresAt !== null && i.expiresAt.getTime() <= now.getTime();
-  return STATUS_NAMES.find((name) => STORED_AS[name].status === i.status && (STORED_AS[name].expired ?? expired) === expired) ?? i.status;
+  return INVOICE_STATUS_NAMES.find((name) => STORED_AS[name].status === i.status && (STORED_AS[name].expired ?? expired) === expired) ?? i.status;
 }
 
 /** SQL for "the expiry has passed at `now`" (or, with `false`, has not), `now` a timestamptz SQL expression. */
@@ -38,7 +39,7 @@ export function statusSql(statuses: readonly InvoiceStatusName[], nowSql: string
   const at = () => (now ??= typeof nowSql === 'string' ? nowSql : nowSql());
   const parts: string[] = [];
   for (const stored of new Set(statuses.map((name) => STORED_AS[name].status))) {
-    const all = STATUS_NAMES.filter((name) => STORED_AS[name].status === stored);
+    const all = INVOICE_STATUS_NAMES.filter((name) => STORED_AS[name].status === stored);
     const named = all.filter((name) => statuses.includes(name));
     if (named.length === all.length) parts.push(`status = '${stored}'`);
     else for (const name of named) parts.push(`status = '${stored}' AND ${expirySql(STORED_AS[name].expired!, at())}`);
