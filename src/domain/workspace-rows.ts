@@ -18,13 +18,6 @@ export interface LookupRefusals {
   foreign: ErrorCode;
 }
 
-/** The row if the principal's workspace owns it: missing or deleted → `notFound`; another workspace's → `foreign`. */
-export function ownedRow<T extends { workspaceId: string; deletedAt?: Date | null }>(row: T | null, p: Pick<Principal, 'workspaceId'>, codes: Omit<LookupRefusals, 'invalid'>): T {
-  if (!row || row.deletedAt) throw new DomainError(codes.notFound);
-  if (row.workspaceId !== p.workspaceId) throw new DomainError(codes.foreign);
-  return row;
-}
-
 /** The row of the principal's workspace with this id (`find` reads a well-formed id), or the lookup's refusal. */
 export async function findInWorkspace<T extends { workspaceId: string; deletedAt?: Date | null }>(
   p: Pick<Principal, 'workspaceId'>,
@@ -34,7 +27,10 @@ export async function findInWorkspace<T extends { workspaceId: string; deletedAt
   find: (id: string) => Promise<T | null>,
 ): Promise<T> {
   if (!isId(kind, id)) throw new DomainError(refusals.invalid);
-  return ownedRow(await find(id), p, refusals);
+  const row = await find(id);
+  if (!row || row.deletedAt) throw new DomainError(refusals.notFound);
+  if (row.workspaceId !== p.workspaceId) throw new DomainError(refusals.foreign);
+  return row;
 }
 
 /** A list's search term as the filters compare it: control characters removed, trimmed ('' = no search). */

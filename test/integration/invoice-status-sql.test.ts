@@ -4,14 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../src/generated/prisma/client.ts';
-import { INVOICE_TRANSITIONS, effectiveStatus, expirySql, mayStartFrom, statusSql, transitionFromSql, type InvoiceStatusName, type InvoiceTrigger } from '../../src/domain/invoices/invoice-state.ts';
+import { INVOICE_STATUS_NAMES, INVOICE_TRANSITIONS, effectiveStatus, expirySql, mayStartFrom, statusSql, transitionFromSql, type InvoiceStatusName, type InvoiceTrigger } from '../../src/domain/invoices/invoice-state.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 const now = new Date('2026-11-22T00:00:00.000Z');
 const NOW_SQL = `'${now.toISOString()}'::timestamptz`;
 const expiries = [null, new Date(now.getTime() - 1), now, new Date(now.getTime() + 1)];
 const rows = (['PENDING', 'PAID', 'CANCELED'] as const).flatMap((status) => expiries.map((expiresAt, i) => ({ id: `${status}_${i}`, status, expiresAt })));
-const NAMES: InvoiceStatusName[] = ['PENDING', 'EXPIRED', 'PAID', 'CANCELED'];
+const NAMES: readonly InvoiceStatusName[] = INVOICE_STATUS_NAMES;
 const subsets = Array.from({ length: 1 << NAMES.length }, (_, bits) => NAMES.filter((_, i) => bits & (1 << i)));
 
 type Row = Pick<Invoice, 'id' | 'status' | 'expiresAt'>;
