@@ -10,6 +10,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,

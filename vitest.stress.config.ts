@@ -11,6 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/stress/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 600_000,
     hookTimeout: 300_000,

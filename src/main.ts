@@ -1,6 +1,6 @@
 /** Entry point: read the configuration, build the app, listen; SIGTERM/SIGINT stop it gracefully. */
 import { ConfigError, loadConfig } from './config/config.ts';
-import { buildApp } from './http/app.ts';
+import { prestartEmbeddedPostgres } from './db/embedded-postgres.ts';
 
 let config;
 try {
@@ -13,6 +13,9 @@ try {
   throw e;
 }
 
+// The embedded database starts while the rest of the service loads.
+if (!config.DATABASE_URL) prestartEmbeddedPostgres(config.DATA_DIR);
+const { buildApp } = await import('./http/app.ts');
 const app = await buildApp(config);
 await app.start();
 

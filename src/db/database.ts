@@ -1,17 +1,14 @@
 /**
- * Opens the database: embedded PGlite (file-backed under DATA_DIR) by default, PostgreSQL when DATABASE_URL is set.
- * Same Prisma client, same migrations, same SQL on both.
+ * Opens the database: PostgreSQL at DATABASE_URL, or by default the embedded PostgreSQL server under DATA_DIR
+ * (./embedded-postgres.ts), through the same driver, Prisma client, migrations and SQL. The schema tooling opens an
+ * in-memory PGlite instead (./pglite-tooling.ts); the service never loads it.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { QueryCounter, countingFactory } from './query-counter.ts';
 
 /** Plain SQL outside Prisma (migrations, health checks, benchmarks). */
@@ -32,9 +29,10 @@ export interface SqlExecutor {
 }
 
 export interface Database {
-  kind: 'pglite' | 'postgres';
-  /** The PGlite instance on the embedded database (tests dump it as a template). */
-  pglite?: PGlite;
+  /** `embedded`: the server under DATA_DIR this process started; `postgres`: DATABASE_URL; `pglite`: schema tooling. */
+  kind: 'embedded' | 'postgres' | 'pglite';
+  /** The connection string (embedded: the server's Unix socket); absent on PGlite. */
+  url?: string;
   prisma: PrismaClient;
   sql: SqlExecutor;
   /** The adapter factory, for the schema engine (tooling and tests). */
@@ -51,61 +49,37 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
-  /** PostgreSQL connection string; absent = embedded PGlite. */
-  databaseUrl?: string;
-  /** PGlite data directory (`memory://` for in-memory). */
-  pgliteDataDir?: string;
-  /** Start PGlite from this dump (dumpDataDir) instead of an empty cluster (tests: skips initdb). */
-  pgliteLoadDataDir?: Blob;
-  poolSize?: number;
-}
+export type DatabaseOptions = { poolSize?: number } & (
+  | /** PostgreSQL at this connection string. */ { databaseUrl: string }
+  | /** The embedded server whose cluster is under this DATA_DIR (started here, stopped by close). */ { embeddedDataDir: string }
+);
 
-/** Interactive transactions wait for PGlite's single connection; give them room under concurrency. */
-const TRANSACTION_OPTIONS = { maxWait: 60_000, timeout: 60_000 };
+/** The service's database as its settings name it: DATABASE_URL, or the embedded server under DATA_DIR. */
+export function serviceDatabaseOptions(env: { DATABASE_URL?: string; DATA_DIR: string; DATABASE_POOL_SIZE?: number }): DatabaseOptions {
+  const poolSize = env.DATABASE_POOL_SIZE;
+  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize } : { embeddedDataDir: env.DATA_DIR, poolSize };
+}
 
 /** Opens the database described by the options. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPGlite(opts.pgliteDataDir ?? 'memory://', opts.pgliteLoadDataDir);
-}
-
-/** Where the embedded database lives under DATA_DIR. */
-export function pgliteDirFor(dataDir: string): string {
-  const dir = resolve(dataDir, 'pglite');
-  mkdirSync(resolve(dataDir), { recursive: true });
-  return dir;
-}
-
-async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
-  const db = await PGlite.create({ dataDir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
-  const queryCounter = new QueryCounter();
-  const factory = countingFactory(new PrismaPGlite(db) as unknown as SqlMigrationAwareDriverAdapterFactory, queryCounter);
-  const prisma = new PrismaClient({ adapter: factory, transactionOptions: TRANSACTION_OPTIONS });
-  const executor = (q: Pick<PGlite, 'query' | 'exec'>): Omit<SqlExecutor, 'transaction'> => ({
-    async query<T>(text: string, params: unknown[] = []) {
-      return (await q.query<T>(text, params as never[])).rows;
-    },
-    async exec(script: string) {
-      await q.exec(script);
-    },
-  });
-  return {
-    kind: 'pglite',
-    pglite: db,
-    prisma,
-    adapterFactory: factory,
-    queryCounter,
-    sql: {
-      ...executor(db),
-      transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
-    },
-    withMigrationLock: (fn) => fn(),
-    schemaChanged: () => db.refreshArrayTypes(),
-    async close() {
-      await prisma.$disconnect();
-      await db.close();
-    },
-  };
+  if ('databaseUrl' in opts) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, 'postgres');
+  if ('embeddedDataDir' in opts) {
+    const server = await startEmbeddedPostgres(opts.embeddedDataDir);
+    try {
+      const db = await openPostgres(server.url, opts.poolSize ?? 10, 'embedded');
+      return {
+        ...db,
+        async close() {
+          await db.close();
+          await server.stop();
+        },
+      };
+    } catch (e) {
+      await server.stop();
+      throw e;
+    }
+  }
+  throw new Error('openDatabase: databaseUrl or embeddedDataDir is required');
 }
 
 const preparedNames = new Map<string, string>();
@@ -120,7 +94,7 @@ function preparedName(text: string): string {
   return name;
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, kind: 'postgres' | 'embedded'): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => {
     /* idle client errors are reported by the next query; never crash the process */
@@ -138,7 +112,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     },
   });
   return {
-    kind: 'postgres',
+    kind,
+    url,
     prisma,
     adapterFactory: factory,
     queryCounter,

@@ -1,7 +1,7 @@
 /** Compares prisma/schema.prisma with what the migrations build, through Prisma's WebAssembly schema engine. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from './database.ts';
+import { openPGlite } from './pglite-tooling.ts';
 import { migrate, readMigrations } from './migrate.ts';
 import { emptyFilters, openSchemaEngine } from './schema-engine.ts';
 
@@ -10,7 +10,7 @@ export const SCHEMA_PATH = new URL('../../prisma/schema.prisma', import.meta.url
 /** SQL that would bring a database built from the migrations to the schema; `empty` when there is none. */
 export async function diffSchemaAgainstMigrations(): Promise<{ sql: string; empty: boolean }> {
   const source = readFileSync(SCHEMA_PATH, 'utf8');
-  const db = await openDatabase({ pgliteDataDir: 'memory://' });
+  const db = await openPGlite();
   try {
     await migrate(db, readMigrations());
     const engine = await openSchemaEngine(db.adapterFactory, 'schema.prisma', source);

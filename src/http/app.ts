@@ -5,7 +5,7 @@
 import { lookup } from 'node:dns/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { openDatabase, pgliteDirFor, type Database } from '../db/database.ts';
+import { openDatabase, serviceDatabaseOptions, type Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { bearerToken, resolvePrincipal } from '../domain/auth/principal.ts';
 import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
@@ -60,7 +60,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const log = opts.logger ?? createLogger(config.LOG_LEVEL);
   const db =
     opts.database ??
-    (await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.DATABASE_URL ? undefined : pgliteDirFor(config.DATA_DIR), poolSize: config.DATABASE_POOL_SIZE }));
+    (await openDatabase(serviceDatabaseOptions(config)));
   const applied = await migrate(db);
   if (applied.length) log.info({ applied }, 'migrations applied');
 

@@ -2,7 +2,7 @@
  * `npx tsx test/bench/check-create-invoice.ts`: createInvoice's single-statement raw insert (invoice + `created`
  * history line, src/domain/invoices/invoices.ts) returns exactly what Prisma reads back for the row (same fields, types
  * and prototype as `tx.invoice.create` returned), and stores the history line addHistory() stored, on PostgreSQL
- * (scratch database on BENCH_DATABASE_URL) and on PGlite. Exits 1 on any difference.
+ * (scratch database on BENCH_DATABASE_URL) and on the embedded PostgreSQL. Exits 1 on any difference.
  */
 import { isDeepStrictEqual } from 'node:util';
 import pino from 'pino';
@@ -13,7 +13,7 @@ import { createInvoice } from '../../src/domain/invoices/invoices.ts';
 import { onEachDatabase } from './lib/scratch.ts';
 
 let bad = 0;
-await onEachDatabase(['PostgreSQL', 'PGlite'], async (kind, db) => {
+await onEachDatabase(['PostgreSQL', 'embedded'], async (kind, db) => {
   await db.sql.exec(
     `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_1', 'a@example.com', 'a', 'x');
      INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_1', 'w', 'acc_1');

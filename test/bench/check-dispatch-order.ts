@@ -1,7 +1,7 @@
 /**
  * `npx tsx test/bench/check-dispatch-order.ts`: the outbox dispatcher publishes each workspace's events in sequence
  * order even when their createdAt runs the other way, on PostgreSQL (scratch database on BENCH_DATABASE_URL) and on
- * PGlite. Exits 1 otherwise.
+ * the embedded PostgreSQL. Exits 1 otherwise.
  *
  * Why: createdAt is taken when the writing transaction starts, the sequence under the workspace row lock (commit
  * order), so overlapping deposits commit events whose createdAt order is not their sequence order. Subscribers then
@@ -16,7 +16,7 @@ import { OutboxDispatcher } from '../../src/events/outbox-dispatcher.ts';
 import { onEachDatabase } from './lib/scratch.ts';
 
 let bad = 0;
-await onEachDatabase(['PostgreSQL', 'PGlite'], async (kind, db) => {
+await onEachDatabase(['PostgreSQL', 'embedded'], async (kind, db) => {
   await db.sql.exec(
     `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_1', 'a@example.com', 'a', 'x');
      INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_1', 'w', 'acc_1'), ('wsp_2', 'v', 'acc_1');`,

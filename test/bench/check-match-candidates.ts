@@ -3,7 +3,7 @@
  * (matchCandidates in src/domain/deposits/candidates.ts) decides exactly as decideMatch() over every pending invoice of
  * the amount would (unless a lookup was cut at its limit: then it decides nothing, TOO_MANY_CANDIDATES). Random names over an alphabet of Hangul (also as NFD jamo), Latin (both cases, full-width), brackets
  * of several widths, whitespace and LIKE wildcards; random deposits (exact, truncated, bracketed, spaced, upper-cased,
- * decomposed, unrelated) and truncation lengths. PGlite
+ * decomposed, unrelated) and truncation lengths. The embedded PostgreSQL
  * in memory by default; `--pg` uses a scratch database on BENCH_DATABASE_URL. Exits 1 on any difference.
  */
 import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
@@ -14,7 +14,7 @@ import { onEachDatabase } from './lib/scratch.ts';
 const onPg = process.argv.includes('--pg');
 const DEPOSITS = 1000;
 let differ = 0;
-await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
+await onEachDatabase([onPg ? 'PostgreSQL' : 'embedded'], async (_kind, db) => {
   await db.sql.exec(
     `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_1', 'a@example.com', 'a', 'x');
      INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_1', 'w', 'acc_1')`,
@@ -79,6 +79,6 @@ await onEachDatabase([onPg ? 'PostgreSQL' : 'PGlite'], async (_kind, db) => {
       if (differ <= 5) console.log('DIFFERENT', JSON.stringify(depositName), truncation, want, '|', got);
     }
   }
-  console.log(`${onPg ? 'PostgreSQL' : 'PGlite'}: ${differ} of ${Object.values(tally).reduce((a, b) => a + b, 0)} deposits decided differently`, tally);
+  console.log(`${onPg ? 'PostgreSQL' : 'embedded'}: ${differ} of ${Object.values(tally).reduce((a, b) => a + b, 0)} deposits decided differently`, tally);
 });
 process.exit(differ ? 1 : 0);

@@ -1,9 +1,9 @@
 /**
- * Starts the real app on port 0 against a real database: an in-memory PGlite by default, or a fresh PostgreSQL
- * database (created and dropped here) when TEST_DATABASE_URL is set.
+ * Starts the real app on port 0 against a real PostgreSQL: a fresh database (created and dropped here) on the run's
+ * embedded server (test/helpers/global-setup.ts), or on the server at TEST_DATABASE_URL when it is set.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,59 +18,87 @@ import { ServiceClient } from '../../src/cli/client.ts';
 import { expect } from 'vitest';
 import { checkResponse, reportOpenApiCheckCounts } from './openapi-check.ts';
 
+/** True when the tests run against an external PostgreSQL (TEST_DATABASE_URL), false on the embedded server. */
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
-export const dbLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
+export const dbLabel = onPostgres ? 'PostgreSQL' : 'embedded PostgreSQL';
+
+/** The server the tests' databases are made on. */
+function serverUrl(): string {
+  const url = process.env.TEST_DATABASE_URL ?? process.env.TEST_EMBEDDED_URL;
+  if (!url) throw new Error('No test database server: run through vitest (test/helpers/global-setup.ts starts one) or set TEST_DATABASE_URL');
+  return url;
+}
 
 export interface TestDatabase {
   database: Database;
-  /** Connection string of the fresh PostgreSQL database (absent on PGlite). */
-  url?: string;
+  /** Connection string of the fresh database. */
+  url: string;
   drop(): Promise<void>;
 }
 
-/**
- * A migrated PGlite cluster, dumped once per set of migrations and shared by every test file (initdb costs seconds;
- * loading a dump a fraction of that). Kept in the OS temp directory, keyed by the migrations' checksums.
- */
-async function pgliteTemplate(): Promise<Blob> {
-  const key = createHash('sha256').update(readMigrations().map((m) => m.name + m.checksum).join()).digest('hex').slice(0, 16);
-  const path = join(tmpdir(), `btp-pglite-template-${key}.tar`);
-  if (!existsSync(path)) {
-    const db = await openDatabase({ pgliteDataDir: 'memory://' });
-    await migrate(db);
-    await db.sql.query('CHECKPOINT');
-    const dump = await db.pglite!.dumpDataDir('none');
-    await db.close();
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
-    renameSync(tmp, path);
-  }
-  return new Blob([readFileSync(path)]);
-}
-
-/** A fresh, empty database of the kind under test (already migrated on PGlite, from the shared template). */
-export async function freshDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
-  const base = process.env.TEST_DATABASE_URL;
-  if (!base) {
-    const database = opts.migrated === false ? await openDatabase({ pgliteDataDir: 'memory://' }) : await openDatabase({ pgliteDataDir: 'memory://', pgliteLoadDataDir: await pgliteTemplate() });
-    return { database, drop: async () => {} };
-  }
-  const name = `t_${randomAlnum(16)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+/** The URL of database `name` on the server at `base`. */
+function urlOf(base: string, name: string): string {
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 20 });
+  return url.toString();
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: serverUrl() });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * A migrated database to copy, made once per set of migrations on the server (CREATE DATABASE ... TEMPLATE copies it
+ * in a fraction of the time the migrations take). Named by the migrations' checksums; made under an advisory lock so
+ * the run's workers make it once.
+ */
+let templateName: Promise<string> | undefined;
+function migratedTemplate(): Promise<string> {
+  templateName ??= (async () => {
+    const key = createHash('sha256').update(readMigrations().map((m) => m.name + m.checksum).join()).digest('hex').slice(0, 16);
+    const name = `btp_template_${key}`;
+    await admin(async (c) => {
+      await c.query('SELECT pg_advisory_lock(72707370)');
+      try {
+        const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+        if (found.rowCount) return;
+        const building = `${name}_building`;
+        await c.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+        await c.query(`CREATE DATABASE "${building}"`);
+        const db = await openDatabase({ databaseUrl: urlOf(serverUrl(), building), poolSize: 2 });
+        try {
+          await migrate(db);
+        } finally {
+          await db.close();
+        }
+        await c.query(`ALTER DATABASE "${building}" RENAME TO "${name}"`);
+      } finally {
+        await c.query('SELECT pg_advisory_unlock(72707370)');
+      }
+    });
+    return name;
+  })();
+  return templateName;
+}
+
+/** A fresh database on the test server: migrated (a copy of the template), or empty (`migrated: false`). */
+export async function freshDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const name = `t_${randomAlnum(16)}`;
+  const template = opts.migrated === false ? null : await migratedTemplate();
+  await admin((c) => c.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`));
+  const url = urlOf(serverUrl(), name);
+  const database = await openDatabase({ databaseUrl: url, poolSize: 20 });
   return {
     database,
-    url: url.toString(),
+    url,
     async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
 }

@@ -23,7 +23,7 @@
  *
  * Event types and history types are those written by src/domain (events/outbox.ts EVENT_TYPES; addHistory callers).
  */
-import { openDatabase, pgliteDirFor, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
 import { invoiceNameColumns } from '../../src/domain/deposits/depositor-name.ts';
 import { isVerificationDeposit } from '../../src/domain/deposits/deposit-row.ts';
 
@@ -310,13 +310,13 @@ async function checkAll(sql: QueryLike, opts: InvariantOptions): Promise<string[
 }
 
 /**
- * Opens the database a (stopped) server process used: its DATABASE_URL, or the PGlite data dir under its DATA_DIR
- * (PGlite allows one process at a time, so only once the server has exited).
+ * Opens the database a (stopped) server process used: its DATABASE_URL, or the embedded cluster under its DATA_DIR
+ * (started here, so only once the server has exited: one server per cluster).
  */
 export async function openServerDatabase(env: { DATA_DIR?: string; DATABASE_URL?: string }): Promise<Database> {
   if (env.DATABASE_URL) return openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
   if (!env.DATA_DIR) throw new Error('openServerDatabase: DATA_DIR or DATABASE_URL is required');
-  return openDatabase({ pgliteDataDir: pgliteDirFor(env.DATA_DIR) });
+  return openDatabase({ embeddedDataDir: env.DATA_DIR, poolSize: 2 });
 }
 
 /** checkInvariants on a stopped server's database (see openServerDatabase). */

@@ -1,10 +1,11 @@
 /** The real entry points: `npm start` (src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/cli/client.ts';
 import { freePort, runTsx, startServerProcess } from '../helpers/process.ts';
+import { eventually } from '../helpers/wait.ts';
 import type { ChildProcess } from 'node:child_process';
 
 describe('npm start and the CLI', () => {
@@ -24,7 +25,7 @@ describe('npm start and the CLI', () => {
 
   it('serves /healthz and /readyz on the embedded database under DATA_DIR', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', database: 'pglite' });
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', database: 'embedded' });
   });
 
   it('cli bootstrap prints an account, workspace, verified bank account, business info and an API key as JSON', async () => {
@@ -69,5 +70,48 @@ describe('npm start and the CLI', () => {
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    // The embedded server stopped with it (its pid file goes when it has shut down).
+    expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
   });
+
+  it('the embedded server does not outlive a SIGKILLed service, and the next start finds the data', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'btp-kill-'));
+    const env = { DATA_DIR: dir, LOG_LEVEL: 'warn', DATABASE_URL: '' };
+    const port = await freePort();
+    const { child: first } = await startServerProcess(env, port);
+    const boot = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', `http://127.0.0.1:${port}`]);
+    const { apiKey } = JSON.parse(boot.stdout);
+    const client = new ServiceClient(`http://127.0.0.1:${port}`);
+    const inv = await client.request('POST', '/v1/invoices', { token: apiKey.secret, body: { bankAccountIds: [], customer: { name: '김민수' }, amount: 5000 } });
+    expect(inv.status).toBe(201);
+    const postmaster = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(alive(postmaster)).toBe(true);
+    const exited = new Promise((r) => first.once('exit', r));
+    first.kill('SIGKILL');
+    await exited;
+    await eventually('the embedded PostgreSQL to exit after the service was killed', () => !alive(postmaster), 15_000, 50);
+
+    const port2 = await freePort();
+    const { child: second } = await startServerProcess(env, port2);
+    try {
+      const again = new ServiceClient(`http://127.0.0.1:${port2}`);
+      const read = await again.request('GET', `/v1/invoices/${inv.body.data.id}`, { token: apiKey.secret });
+      expect(read.status).toBe(200);
+      expect(read.body.data.customer.name).toBe('김민수');
+    } finally {
+      const done = new Promise((r) => second.once('exit', r));
+      second.kill('SIGTERM');
+      await done;
+    }
+  }, 180_000);
 });
+
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

