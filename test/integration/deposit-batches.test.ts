@@ -2,7 +2,7 @@
  * Matched deposits written together (src/domain/deposits/matched-deposit-statement.ts, storeMatchedDepositsInOneStatement): in a
  * statement of several, a deposit whose invoice changed since it was read is not stored (it falls back to a full
  * transaction) while the others are stored whole — payment, deposit, history line, event — with their events numbered
- * without gaps and told to live subscribers once each, with the paid invoice. PGlite and PostgreSQL (TEST_DATABASE_URL).
+ * without gaps and told to live subscribers once each, with the paid invoice. Embedded PostgreSQL and TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';

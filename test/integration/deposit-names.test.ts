@@ -3,7 +3,7 @@
  * REST faces (spec: States — matching deposit; 1-won verification): one normalisation rule for invoice and deposit
  * names (NFC, brackets of every width, Latin case; src/domain/deposits/depositor-name.ts), bracketed orders that
  * a deposit does not name are never paid by it, and a 1-won deposit carrying the account's verification code is
- * hidden and never matched whether or not the account is verified. PGlite and PostgreSQL (TEST_DATABASE_URL).
+ * hidden and never matched whether or not the account is verified. Embedded PostgreSQL and TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';

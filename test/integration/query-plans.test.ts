@@ -1,5 +1,5 @@
 /**
- * Plans and write paths of hot statements, checked on the database itself (PGlite, and PostgreSQL with
+ * Plans and write paths of hot statements, checked on the database itself (the embedded PostgreSQL, and
  * TEST_DATABASE_URL): they must stay index-driven as tables grow (test/bench/README.md, events).
  *
  * Hot statements are prepared, so after a few executions PostgreSQL runs their generic plan, chosen without the

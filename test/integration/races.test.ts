@@ -2,11 +2,11 @@
  * Concurrency is real: simultaneous identical creates give one invoice; simultaneous deposits pay an invoice once;
  * one deposit never pays two invoices; a storm of deposits, mark-as-paid, delete, cancel and PATCH on one invoice
  * leaves it in exactly one end state. After every test the whole database is checked against the invariants
- * (test/helpers/invariants.ts). Run on PGlite and on PostgreSQL (TEST_DATABASE_URL).
+ * (test/helpers/invariants.ts). Run on the embedded PostgreSQL and on TEST_DATABASE_URL.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
-import { dbLabel, onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
+import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
 
 const N = 32;
@@ -94,9 +94,9 @@ describe(`races on ${dbLabel}`, () => {
     expect(seqs[N - 1] - seqs[0]).toBe(N - 1); // consecutive: nothing else wrote events meanwhile
     const after = await matchedStatements();
     expect(after.deposits - before.deposits).toBe(N);
-    // On PostgreSQL the deposits run side by side (a pool of connections), so some arrive while another statement of
-    // the workspace commits and share the next one. (PGlite's one connection already takes them one at a time.)
-    if (onPostgres) expect(after.statements - before.statements).toBeLessThan(N);
+    // The deposits run side by side (a pool of connections), so some arrive while another statement of the workspace
+    // commits and share the next one.
+    expect(after.statements - before.statements).toBeLessThan(N);
   });
 
   it('one notification id sent twice at once with different bodies, among other deposits: stored once, the others unharmed', async () => {

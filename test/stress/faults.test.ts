@@ -2,7 +2,7 @@
  * Fault injection: the server process is SIGKILLed at random moments (≥ 5 times, seeded by FAULT_SEED) during a mixed
  * load — creates, deposits that pay them, unmatched deposits, v1 DELETE, v2 cancel, PATCH, mark-as-paid, direct cash
  * receipts and partial receipt cancels, with the simulated agency slow enough (AGENCY_SIM_DELAY_MS) that receipts are
- * pending when it dies — and restarted each time on the same data (the PGlite data dir, or the PostgreSQL database of
+ * pending when it dies — and restarted each time on the same data (the embedded cluster under DATA_DIR, or the PostgreSQL database of
  * TEST_DATABASE_URL). After the last restart:
  *  - nothing acknowledged is lost: every 201/200 the client saw is in the database, and every invoice and receipt the
  *    client never lost track of is exactly in the state its acknowledged requests put it in;
@@ -309,7 +309,7 @@ describe(`SIGKILL at random points under load on ${dbLabel}`, () => {
     const deliveries = { V1: v1.received.length, V2: v2.received.length };
     log(`events: V1 ${expected.V1.length - lost.V1.length}/${expected.V1.length} delivered (${deliveries.V1} deliveries), V2 ${expected.V2.length - lost.V2.length}/${expected.V2.length} (${deliveries.V2}); lost ${lost.V1.length + lost.V2.length}`);
 
-    // ── Stop the server, then read its database (PGlite allows one process at a time) ──
+    // ── Stop the server, then read its database (one embedded server per cluster) ──
     child!.kill('SIGTERM');
     if (child!.exitCode === null && child!.signalCode === null) await new Promise((r) => child!.once('exit', r));
     child = null;
