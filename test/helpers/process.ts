@@ -1,17 +1,25 @@
 /** Child processes of the real entry points (npm start, the CLI). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { until } from './wait.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
-/**
- * `node --import tsx <file>`: one process. (The tsx CLI runs the program in a child process, so a SIGKILL to it
- * would leave the server running as an orphan.)
- */
-const NODE_TSX = [process.execPath, ['--import', 'tsx']] as const;
 
-export function runTsx(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * The node arguments of an npm script (package.json: `node <args>`), to run what `npm start` / `npm run cli` run in one
+ * process without npm and its shell in between (a SIGKILL to the child then reaches the server itself, not npm).
+ */
+function scriptArgs(script: 'start' | 'cli'): string[] {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const [node, ...args] = pkg.scripts[script].trim().split(/\s+/);
+  if (node !== 'node') throw new Error(`package.json scripts.${script} does not run node: ${pkg.scripts[script]}`);
+  return args;
+}
+
+/** `npm start` (the service) or `npm run cli -- <args>` to its end: exit code and output. */
+export function runScript(script: 'start' | 'cli', args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(NODE_TSX[0], [...NODE_TSX[1], ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...scriptArgs(script), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -20,9 +28,9 @@ export function runTsx(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
-/** Starts `src/main.ts` and resolves once /healthz answers 200. */
+/** Starts the service as `npm start` does and resolves once /healthz answers 200. */
 export async function startServerProcess(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX[1], 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
+  const child = spawn(process.execPath, scriptArgs('start'), { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,10 +1,10 @@
-/** The real entry points: `npm start` (src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
+/** The real entry points: `npm start` (scripts/start.mjs: the bundle of src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/cli/client.ts';
-import { freePort, runTsx, startServerProcess } from '../helpers/process.ts';
+import { freePort, runScript, startServerProcess } from '../helpers/process.ts';
 import { eventually } from '../helpers/wait.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -29,7 +29,7 @@ describe('npm start and the CLI', () => {
   });
 
   it('cli bootstrap prints an account, workspace, verified bank account, business info and an API key as JSON', async () => {
-    const r = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', url]);
+    const r = await runScript('cli', ['bootstrap', '--url', url]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.accountId).toMatch(/^acc_/);
@@ -43,7 +43,7 @@ describe('npm start and the CLI', () => {
     const inv = await client.request('POST', '/v1/invoices', { token: out.apiKey.secret, body: { bankAccountIds: [], customer: { name: '홍길동' }, amount: 12000 } });
     expect(inv.status).toBe(201);
 
-    const dep = await runTsx(['src/cli/main.ts', 'deposit', '--url', url, '--token', out.bankAccount.notificationToken, '--name', '홍길동', '--amount', '12000']);
+    const dep = await runScript('cli', ['deposit', '--url', url, '--token', out.bankAccount.notificationToken, '--name', '홍길동', '--amount', '12000']);
     expect(dep.code).toBe(0);
     expect(JSON.parse(dep.stdout)).toMatchObject({ status: 201, transactionId: expect.stringMatching(/^trx_/) });
     const read = await client.request('GET', `/v1/invoices/${inv.body.data.id}`, { token: out.apiKey.secret });
@@ -51,15 +51,24 @@ describe('npm start and the CLI', () => {
   });
 
   it('cli with a bad command prints usage and exits 2', async () => {
-    const r = await runTsx(['src/cli/main.ts', 'frobnicate']);
+    const r = await runScript('cli', ['frobnicate']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Usage:');
   });
 
   it('a bad configuration value stops start-up with a message naming the variable', async () => {
-    const r = await runTsx(['src/main.ts'], { PORT: 'not-a-port', DATA_DIR: dataDir });
+    const r = await runScript('start', [], { PORT: 'not-a-port', DATA_DIR: dataDir });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('PORT');
+  });
+
+  it('a start-up failure prints a stack trace naming the .ts sources (the bundle runs with its source map)', async () => {
+    // Nothing listens on port 1: opening the database fails at once.
+    const r = await runScript('start', [], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/ECONNREFUSED/);
+    expect(r.stderr).toMatch(/at async buildApp \(.*\/src\/http\/app\.ts:\d+:\d+\)/);
+    expect(r.stderr).toMatch(/\(.*\/src\/main\.ts:\d+:\d+\)/);
   });
 
   it('SIGTERM stops the server gracefully: exit code 0 and the port closed', async () => {
@@ -79,7 +88,7 @@ describe('npm start and the CLI', () => {
     const env = { DATA_DIR: dir, LOG_LEVEL: 'warn', DATABASE_URL: '' };
     const port = await freePort();
     const { child: first } = await startServerProcess(env, port);
-    const boot = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', `http://127.0.0.1:${port}`]);
+    const boot = await runScript('cli', ['bootstrap', '--url', `http://127.0.0.1:${port}`]);
     const { apiKey } = JSON.parse(boot.stdout);
     const client = new ServiceClient(`http://127.0.0.1:${port}`);
     const inv = await client.request('POST', '/v1/invoices', { token: apiKey.secret, body: { bankAccountIds: [], customer: { name: '김민수' }, amount: 5000 } });

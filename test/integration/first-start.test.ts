@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient, type Bootstrapped } from '../../src/cli/client.ts';
 import { sign } from '../../src/domain/webhooks/signing.ts';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
-import { freePort, ROOT, runTsx } from '../helpers/process.ts';
+import { freePort, ROOT, runScript } from '../helpers/process.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { eventually, until } from '../helpers/wait.ts';
 
@@ -152,7 +152,7 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
   });
 
   it('npm run cli -- bootstrap makes a merchant', async () => {
-    const r = await runTsx(['src/cli/main.ts', 'bootstrap', '--url', url]);
+    const r = await runScript('cli', ['bootstrap', '--url', url]);
     expect(r.code, r.stderr).toBe(0);
     me = JSON.parse(r.stdout);
     expect(me.apiKey.secret).toMatch(/^sk_live_/);
@@ -197,7 +197,7 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     });
     expect(inv.status, JSON.stringify(inv.body)).toBe(201);
     invoiceId = inv.body.data.id;
-    const dep = await runTsx(['src/cli/main.ts', 'simulate-deposit', '--url', url, '--token', me.bankAccount.notificationToken, '--name', '홍길동', '--amount', '10000', '--bracket', '(주문123)']);
+    const dep = await runScript('cli', ['simulate-deposit', '--url', url, '--token', me.bankAccount.notificationToken, '--name', '홍길동', '--amount', '10000', '--bracket', '(주문123)']);
     expect(dep.code, dep.stderr + dep.stdout).toBe(0);
     expect(JSON.parse(dep.stdout)).toMatchObject({ status: 201, depositorName: '홍길동(주문123)' });
     const read = await client.request('GET', '/v1/invoices?offset=0&limit=10&paid=true', { token: me.apiKey.secret });

@@ -1,7 +1,7 @@
 /**
- * The Node.js flags `npm start` runs the service with (package.json scripts.start: `node <flags> --import tsx
- * src/main.ts`), so that the bench's server processes — the app and, for a like-for-like comparison, the raw
- * baselines — run as the service is deployed (README: runtime flags).
+ * The Node.js flags `npm start` runs the service with (package.json scripts.start: `node <flags> scripts/start.mjs`),
+ * so that the bench's server processes — the app and, for a like-for-like comparison, the raw baselines — run as the
+ * service is deployed (README: runtime flags).
  */
 import { readFileSync } from 'node:fs';
 
@@ -11,7 +11,7 @@ export function startNodeFlags(): string[] {
   if (node !== 'node') throw new Error(`package.json scripts.start does not run node: ${pkg.scripts.start}`);
   const flags: string[] = [];
   for (let i = 0; i < args.length && args[i].startsWith('--'); i++) {
-    if (args[i] === '--import') i++; // the loader (tsx): the bench's processes already carry it
+    if (args[i] === '--import') i++; // a loader (tsx): the bench's processes already carry it
     else flags.push(args[i]);
   }
   return flags;
