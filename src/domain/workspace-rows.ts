@@ -9,6 +9,7 @@ import type { Deps } from './deps.ts';
 import { DomainError, type ErrorCode } from './errors.ts';
 import { isId, type IdKind } from './ids.ts';
 import type { OffsetPage } from './paging.ts';
+import { countedStatement, type ListedTable } from './list-counts.ts';
 import type { SqlWhere } from './sql.ts';
 
 /** How a lookup refuses: a malformed id, a missing (or deleted) row, another workspace's row. */
@@ -44,13 +45,49 @@ export function inRange(w: SqlWhere, column: string, range: DateRange): void {
   if (range.until) w.and((v) => `"${column}" < ${v(range.until!.toISOString(), '::timestamptz')}`);
 }
 
-/** The tables listed this way (the name is written into the SQL, so only these). */
-export type ListedTable = 'Invoice' | 'Transaction' | 'CashReceipt';
+export type { ListedTable } from './list-counts.ts';
 
-/** One page of ids matching `w` in `orderBy` order, and how many match in all. */
-export async function pageOfIds(db: Deps['prisma'], table: ListedTable, w: SqlWhere, orderBy: string, page: OffsetPage): Promise<{ ids: string[]; total: number }> {
-  const where = w.toString();
-  const count = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`, ...w.params);
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM "${table}" WHERE ${where} ORDER BY ${orderBy} OFFSET ${page.offset} LIMIT ${page.limit}`, ...w.params);
-  return { ids: rows.map((r) => r.id), total: Number(count[0]?.n ?? 0) };
+/** How a list's total is taken: `counted` (the filter names only columns ListCount answers, see list-counts.ts), at `now`. */
+export interface ListTotal {
+  counted: boolean;
+  now: Date;
 }
+
+/** From which offset a page may be read from the other end (the total read first, in the page's snapshot); tests lower it. */
+export const LIST_PAGING = { deepOffset: 1000 };
+
+/**
+ * One page of ids matching `w` in `orderBy` order (every key DESC, the last one unique), and how many match in all:
+ * from the kept counts when `total.counted`, else by counting the rows. A page past the middle is read from the other
+ * end (`orderBy` ascending, offset from the end) and turned round: the rows walked are those after the page, not all
+ * before it. Its total and page are then read in one REPEATABLE READ snapshot, so the two agree.
+ */
+export async function pageOfIds(
+  deps: Pick<Deps, 'sql'>,
+  table: ListedTable,
+  w: SqlWhere,
+  orderBy: string,
+  page: OffsetPage,
+  total: ListTotal,
+): Promise<{ ids: string[]; total: number }> {
+  const where = w.toString();
+  const count = async (q: RawSql) => {
+    const c = total.counted ? countedStatement(table, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
+    const [row] = await q.query<{ n: bigint | number | string }>(c.text, [...w.params, ...c.extra]);
+    return Number(row?.n ?? 0);
+  };
+  const ids = async (q: RawSql, order: string, offset: number, limit: number) =>
+    (await q.query<{ id: string }>(`SELECT id FROM "${table}" WHERE ${where} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`, w.params)).map((r) => r.id);
+  if (page.offset < LIST_PAGING.deepOffset) return { total: await count(deps.sql), ids: await ids(deps.sql, orderBy, page.offset, page.limit) };
+  return deps.sql.transaction(async (q) => {
+    await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const n = await count(q);
+    if (page.offset >= n) return { total: n, ids: [] };
+    const limit = Math.min(page.limit, n - page.offset);
+    if (page.offset + limit / 2 <= n / 2) return { total: n, ids: await ids(q, orderBy, page.offset, limit) };
+    const reversed = await ids(q, orderBy.replace(/\bDESC\b/g, 'ASC'), n - page.offset - limit, limit);
+    return { total: n, ids: reversed.reverse() };
+  });
+}
+
+type RawSql = Pick<Deps['sql'], 'query'>;

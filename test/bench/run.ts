@@ -32,7 +32,7 @@
  *
  * Options: --quick (fewer requests; 1,000 vs 100,000 invoices; 4 s per events side, 2,000 webhooks), --concurrency N
  * (default 16), --pool N (database pool of the apps and of the baselines, default 10 = the app's DATABASE_POOL_SIZE
- * default), --only create|match|events, --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at
+ * default), --only create|match|events|lists (lists: see lists.ts; only when named; --keep, --requests N, --cases <label part>), --sizes 1000,1000000, --explain (EXPLAIN ANALYZE of the candidate queries at
  * each size), --rate N (events: deposits/s, default 200), --rounds N (events: latency rounds, default 3), --prewarm S (events: unmeasured seconds per side first, default 10), --sides raw1,app1,raw2,app2 (events: which latency sides),
  * --webhooks N (events: webhook events per round, 0 = skip). BENCH_CPU_PROF=<dir>: V8 CPU profiles of the app
  * processes of the events scenario, and of this process while the create scenario measures its (in-process) app side
@@ -55,6 +55,7 @@ import { median, ms, num, summarize, table, type LatencySummary } from './lib/st
 import { startAppProcess, type AppProcess } from './lib/app-process.ts';
 import { pacedDeposits, sendSignedPosts, subscribeApp, subscribeRaw, WebhookSink, type PacedResult, type Subscriber } from './lib/events.ts';
 import { startRawEvents } from './lib/raw-events.ts';
+import { scenarioLists } from './lists.ts';
 import { sign } from '../../src/domain/webhooks/signing.ts';
 
 const argv = process.argv.slice(2);
@@ -68,9 +69,10 @@ const BASE = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:
 const CONCURRENCY = Number(option('concurrency') ?? 16);
 const POOL = Number(option('pool') ?? 10);
 const ONLY = option('only');
-const SCENARIOS = ['create', 'match', 'events'];
+const SCENARIOS = ['create', 'match', 'events', 'lists'];
 if (ONLY && !SCENARIOS.includes(ONLY)) throw new Error(`--only takes one of ${SCENARIOS.join(', ')}`);
-const runs = (name: string) => !ONLY || ONLY === name;
+/** `lists` (seeds 2.2 million rows) runs only when named. */
+const runs = (name: string) => (!ONLY && name !== 'lists') || ONLY === name;
 const SIZES = (option('sizes') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
 const CREATE = quick ? { warmup: 200, requests: 600, rounds: 1 } : { warmup: 200, requests: 800, rounds: 3 };
 const MATCH = quick ? { warmup: 10, deposits: 60, other: 20 } : { warmup: 20, deposits: 200, other: 30 };
@@ -709,6 +711,8 @@ try {
   if (runs('create')) await scenarioCreate().finally(cleanup);
   if (runs('match')) await scenarioMatch().finally(cleanup);
   if (runs('events')) await scenarioEvents().finally(cleanup);
+  if (runs('lists'))
+    await scenarioLists({ base: BASE, quick, explain: flag('explain'), keep: flag('keep'), pool: POOL, requests: option('requests') ? Number(option('requests')) : undefined, filter: option('cases'), log, cleanups }).finally(cleanup);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -72,5 +72,7 @@ export async function listCashReceiptIds(deps: Deps, principal: Principal | null
       return `id = ${exact} OR "relatedInvoiceId" = ${exact} OR "corpNum" = ${v(raw.replace(/-/g, ''))} OR identifier LIKE ${v(likeContains(raw.replace(/-/g, '')))}`;
     });
   }
-  return pageOfIds(deps.prisma, 'CashReceipt', w, '"issuedAt" DESC, id DESC', page);
+  // Counted from ListCount unless a filter names a column it does not keep (search, dates, identifier, corpNum).
+  const counted = !raw && !f.identifier && !f.corpNum && !range.from && !range.until;
+  return pageOfIds(deps, 'CashReceipt', w, '"issuedAt" DESC, id DESC', page, { counted, now: deps.clock.now() });
 }

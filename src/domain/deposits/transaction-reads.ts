@@ -71,5 +71,7 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
       return `id = ${exact} OR "bankAccountId" = ${exact} OR "matchedInvoiceId" = ${exact} OR "searchText" LIKE ${v(likeContains(term))}`;
     });
   }
-  return pageOfIds(deps.prisma, 'Transaction', w, '"createdAt" DESC, id DESC', page);
+  // Counted from ListCount unless a filter names a column it does not keep (search, dates).
+  const counted = !term && !range.from && !range.until;
+  return pageOfIds(deps, 'Transaction', w, '"createdAt" DESC, id DESC', page, { counted, now: deps.clock.now() });
 }

@@ -296,7 +296,9 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   const raw = searchTerm(f.search);
   const term = searchNormalize(raw);
   if (term) w.and((v) => `id = ${v(raw)} OR "searchText" LIKE ${v(likeContains(term))}`);
-  return pageOfIds(deps.prisma, 'Invoice', w, '"createdAt" DESC, number DESC', page);
+  // Counted from ListCount unless a filter names a column it does not keep (search, dates).
+  const counted = !term && !range.from && !range.until;
+  return pageOfIds(deps, 'Invoice', w, '"createdAt" DESC, number DESC', page, { counted, now });
 }
 
 /** markInvoicePaid (POST /v1/invoices/{id}/mark-as-paid): pending or expired → paid, trigger API_CALL. */
