@@ -44,8 +44,8 @@ export function inRange(w: SqlWhere, column: string, range: DateRange): void {
   if (range.until) w.and((v) => `"${column}" < ${v(range.until!.toISOString(), '::timestamptz')}`);
 }
 
-/** The tables listed this way (the name is written into the SQL, so only these). */
-export type ListedTable = 'Invoice' | 'Transaction' | 'CashReceipt';
+/** The tables listed this way (the name is written into the SQL, so only these); the gram tables list short searches. */
+export type ListedTable = 'Invoice' | 'Transaction' | 'CashReceipt' | 'InvoiceSearchGram' | 'TransactionSearchGram';
 
 /** One page of ids matching `w` in `orderBy` order, and how many match in all. */
 export async function pageOfIds(db: Deps['prisma'], table: ListedTable, w: SqlWhere, orderBy: string, page: OffsetPage): Promise<{ ids: string[]; total: number }> {
