@@ -9,7 +9,7 @@ import type { Deps } from './deps.ts';
 import { DomainError, type ErrorCode } from './errors.ts';
 import { isId, type IdKind } from './ids.ts';
 import type { OffsetPage } from './paging.ts';
-import { countedStatement, type ListedTable } from './list-counts.ts';
+import { countedStatement, type ListedTable as CountedTable } from './list-counts.ts';
 import type { SqlWhere } from './sql.ts';
 
 /** How a lookup refuses: a malformed id, a missing (or deleted) row, another workspace's row. */
@@ -45,7 +45,11 @@ export function inRange(w: SqlWhere, column: string, range: DateRange): void {
   if (range.until) w.and((v) => `"${column}" < ${v(range.until!.toISOString(), '::timestamptz')}`);
 }
 
-export type { ListedTable } from './list-counts.ts';
+/**
+ * The tables listed this way (the name is written into the SQL, so only these): the lists' own (their totals may be
+ * counted from ListCount) and the gram tables of short searches (search-grams.ts; counted by their index).
+ */
+export type ListedTable = CountedTable | 'InvoiceSearchGram' | 'TransactionSearchGram';
 
 /** How a list's total is taken: `counted` (the filter names only columns ListCount answers, see list-counts.ts), at `now`. */
 export interface ListTotal {
@@ -72,7 +76,7 @@ export async function pageOfIds(
 ): Promise<{ ids: string[]; total: number }> {
   const where = w.toString();
   const count = async (q: RawSql) => {
-    const c = total.counted ? countedStatement(table, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
+    const c = total.counted ? countedStatement(table as CountedTable, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
     const [row] = await q.query<{ n: bigint | number | string }>(c.text, [...w.params, ...c.extra]);
     return Number(row?.n ?? 0);
   };

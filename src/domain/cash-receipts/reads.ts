@@ -66,7 +66,15 @@ export async function listCashReceiptIds(deps: Deps, principal: Principal | null
   if (f.corpNum) w.and((v) => `"corpNum" = ${v(f.corpNum!.replace(/-/g, ''))}`);
   inRange(w, 'issuedAt', range);
   const raw = searchTerm(f.search);
-  if (raw) {
+  const digits = raw.replace(/-/g, '');
+  if (/^\d{3,}$/.test(digits)) {
+    // Digits (a phone, a business number): no id has that form, and an identifier or corpNum holding them holds them in
+    // searchText too (the same digits, normalised), so the trigram index on searchText narrows the rows first.
+    w.and((v) => {
+      const d = v(digits);
+      return `"searchText" LIKE ${v(likeContains(digits))} AND ("corpNum" = ${d} OR identifier LIKE ${v(likeContains(digits))})`;
+    });
+  } else if (raw) {
     w.and((v) => {
       const exact = v(raw);
       return `id = ${exact} OR "relatedInvoiceId" = ${exact} OR "corpNum" = ${v(raw.replace(/-/g, ''))} OR identifier LIKE ${v(likeContains(raw.replace(/-/g, '')))}`;

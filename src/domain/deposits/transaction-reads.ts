@@ -8,6 +8,7 @@ import { DomainError } from '../errors.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } from '../workspace-rows.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
+import { shortSearchGram } from '../search-grams.ts';
 import { searchNormalize } from '../validation.ts';
 
 /**
@@ -65,7 +66,18 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
   inRange(w, 'createdAt', range);
   const raw = searchTerm(f.search);
   const term = searchNormalize(raw);
-  if (term) {
+  // A term of one or two characters (never an id: those are 28) is looked up in the deposits' n-grams; when nothing
+  // else but the date limits the list, the page and the count read the grams' key alone.
+  const gram = shortSearchGram(term);
+  if (gram && p.bankAccountIds === null && !f.bankAccountId && f.matched == null && f.hidden == null) {
+    const g = new SqlWhere();
+    g.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND gram = ${v(gram)}`);
+    inRange(g, 'createdAt', range);
+    return pageOfIds(deps, 'TransactionSearchGram', g, '"createdAt" DESC, id DESC', page, { counted: false, now: deps.clock.now() });
+  }
+  if (gram) {
+    w.and((v) => `id IN (SELECT id FROM "TransactionSearchGram" WHERE "workspaceId" = ${v(p.workspaceId)} AND gram = ${v(gram)})`);
+  } else if (term) {
     w.and((v) => {
       const exact = v(raw);
       return `id = ${exact} OR "bankAccountId" = ${exact} OR "matchedInvoiceId" = ${exact} OR "searchText" LIKE ${v(likeContains(term))}`;

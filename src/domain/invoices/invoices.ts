@@ -16,6 +16,7 @@ import { newId } from '../ids.ts';
 import { parseOffsetPage } from '../paging.ts';
 import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } from '../workspace-rows.ts';
 import { SqlWhere, likeContains } from '../sql.ts';
+import { shortSearchGram } from '../search-grams.ts';
 import { searchNormalize } from '../validation.ts';
 import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus, expirySql, statusSql, transitionFromSql } from './invoice-state.ts';
@@ -295,7 +296,18 @@ export async function listInvoiceIds(deps: Deps, principal: Principal | null, f:
   inRange(w, 'createdAt', range);
   const raw = searchTerm(f.search);
   const term = searchNormalize(raw);
-  if (term) w.and((v) => `id = ${v(raw)} OR "searchText" LIKE ${v(likeContains(term))}`);
+  // A term of one or two characters (never an id: those are 28) is looked up in the invoices' n-grams; when nothing
+  // else but canceled and the date limits the list, the page and the count read the grams' key alone.
+  const gram = shortSearchGram(term);
+  if (gram && p.bankAccountIds === null && f.paid == null && f.expired == null && !f.statuses?.length) {
+    const g = new SqlWhere();
+    g.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND gram = ${v(gram)}`);
+    if (f.hideCanceled) g.and(`NOT canceled`);
+    inRange(g, 'createdAt', range);
+    return pageOfIds(deps, 'InvoiceSearchGram', g, '"createdAt" DESC, number DESC', page, { counted: false, now });
+  }
+  if (gram) w.and((v) => `id IN (SELECT id FROM "InvoiceSearchGram" WHERE "workspaceId" = ${v(p.workspaceId)} AND gram = ${v(gram)})`);
+  else if (term) w.and((v) => `id = ${v(raw)} OR "searchText" LIKE ${v(likeContains(term))}`);
   // Counted from ListCount unless a filter names a column it does not keep (search, dates).
   const counted = !term && !range.from && !range.until;
   return pageOfIds(deps, 'Invoice', w, '"createdAt" DESC, number DESC', page, { counted, now });
