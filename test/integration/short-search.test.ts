@@ -69,7 +69,7 @@ describe(`short search terms (n-gram tables) find what LIKE finds, on ${dbLabel}
   beforeAll(async () => {
     db = await freshDatabase();
     await migrate(db.database);
-    deps = { prisma: db.database.prisma, clock: { now: () => new Date('2026-11-25T12:00:00Z') } } as unknown as Deps;
+    deps = { prisma: db.database.prisma, sql: db.database.sql, clock: { now: () => new Date('2026-11-25T12:00:00Z') } } as unknown as Deps;
     const q = (sql: string, params: unknown[] = []) => db.database.sql.query(sql, params);
     await db.database.sql.exec(
       `INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_search', 'search@example.com', 'p', 'x');
@@ -343,20 +343,16 @@ describe(`short search plans on ${dbLabel}`, () => {
     );
     // As autovacuum leaves them (the visibility map is what lets a count read the key alone).
     for (const table of ['Invoice', 'Transaction', 'InvoiceSearchGram', 'TransactionSearchGram']) await db.database.sql.query(`VACUUM ANALYZE "${table}"`);
-    const prisma = db.database.prisma;
-    // The list functions read through $queryRawUnsafe: record what they send, and run it.
-    const recording = new Proxy(prisma, {
-      get(target, key) {
-        if (key === '$queryRawUnsafe') {
-          return (sql: string, ...params: unknown[]) => {
-            sent.push({ sql, params });
-            return target.$queryRawUnsafe(sql, ...params);
-          };
-        }
-        return Reflect.get(target, key);
+    const sql = db.database.sql;
+    // The list functions read through the driver (deps.sql): record what they send, and run it.
+    const recording: Deps['sql'] = {
+      ...sql,
+      query: (text, params = [], opts) => {
+        sent.push({ sql: text, params });
+        return sql.query(text, params, opts);
       },
-    });
-    deps = { prisma: recording, clock: { now: () => new Date('2026-11-25T12:00:00Z') } } as unknown as Deps;
+    };
+    deps = { prisma: db.database.prisma, sql: recording, clock: { now: () => new Date('2026-11-25T12:00:00Z') } } as unknown as Deps;
   }, 180_000);
 
   afterAll(async () => {
