@@ -56,6 +56,8 @@ import { startAppProcess, type AppProcess } from './lib/app-process.ts';
 import { pacedDeposits, sendSignedPosts, subscribeApp, subscribeRaw, WebhookSink, type PacedResult, type Subscriber } from './lib/events.ts';
 import { startRawEvents } from './lib/raw-events.ts';
 import { sign } from '../../src/domain/webhooks/signing.ts';
+import { scenarioEmbedded, type BenchContext } from './embedded.ts';
+import { scenarioRate } from './rate.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -69,8 +71,10 @@ const CONCURRENCY = Number(option('concurrency') ?? 16);
 const POOL = Number(option('pool') ?? 10);
 const ONLY = option('only');
 const SCENARIOS = ['create', 'match', 'events'];
-if (ONLY && !SCENARIOS.includes(ONLY)) throw new Error(`--only takes one of ${SCENARIOS.join(', ')}`);
-const runs = (name: string) => !ONLY || ONLY === name;
+/** Run only when asked for (`--only embedded`, `--only rate`): each takes minutes and measures something else. */
+const OPT_IN = ['embedded', 'rate'];
+if (ONLY && !SCENARIOS.includes(ONLY) && !OPT_IN.includes(ONLY)) throw new Error(`--only takes one of ${[...SCENARIOS, ...OPT_IN].join(', ')}`);
+const runs = (name: string) => (OPT_IN.includes(name) ? ONLY === name : !ONLY || ONLY === name);
 const SIZES = (option('sizes') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
 const CREATE = quick ? { warmup: 200, requests: 600, rounds: 1 } : { warmup: 200, requests: 800, rounds: 3 };
 const MATCH = quick ? { warmup: 10, deposits: 60, other: 20 } : { warmup: 20, deposits: 200, other: 30 };
@@ -709,6 +713,9 @@ try {
   if (runs('create')) await scenarioCreate().finally(cleanup);
   if (runs('match')) await scenarioMatch().finally(cleanup);
   if (runs('events')) await scenarioEvents().finally(cleanup);
+  const ctx: BenchContext = { quick, option, log, step, cleanups, fail: (m) => ((failed = true), console.error(`  ! ${m}`)) };
+  if (runs('embedded')) await scenarioEmbedded(ctx).finally(cleanup);
+  if (runs('rate')) await scenarioRate(ctx, { baseUrl: BASE, poolSize: POOL }).finally(cleanup);
 } catch (e) {
   failed = true;
   console.error(e);
