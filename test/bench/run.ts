@@ -26,6 +26,10 @@
  *     signature checked, each event once); raw baseline: N signed POSTs from a plain node loop with the worker's
  *     concurrency (lib/webhook-sender.ts). Goal >= 1,000/s.
  *
+ *  4. `--only embedded` (embedded.ts) and 5. `--only rate` (rate.ts), run only when named: the real `npm start` on a fresh
+ *     DATA_DIR (start-up, memory, creates and deposits beside a raw baseline on the same embedded database), and the
+ *     deposit rate one app instance on PostgreSQL sustains (open-loop sweep, CPU per deposit against raw).
+ *
  * PostgreSQL at BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test): scratch databases are created
  * next to it and dropped after each scenario (also on Ctrl-C); Redis at BENCH_REDIS_URL (default
  * redis://127.0.0.1:6379). The load generator runs in a child process (lib/load-worker.ts).
