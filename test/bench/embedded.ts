@@ -17,7 +17,7 @@
  * same access (PGlite: while the app is stopped).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -125,17 +125,29 @@ class Service {
     }
   }
 
-  /** SIGTERM to the process group; resolves with the seconds until every process of it has exited. */
+  /**
+   * SIGTERM to the process group; resolves with the seconds until every process of the launch has exited — those of
+   * the group and every process of the tree when the signal was sent (a database server the app started in a session
+   * of its own included).
+   */
   async stop(): Promise<number> {
     if (!this.child || this.child.exitCode !== null) return 0;
     const root = this.child.pid!;
+    const pids = processTree(root).map((p) => p.pid);
     const t0 = performance.now();
     this.kill('SIGTERM');
     for (;;) {
-      const alive = processTree(root).length > 0 || this.pidsInGroup(root);
+      const alive = pids.some((pid) => existsSync(`/proc/${pid}`)) || this.groupAlive(root);
       if (!alive) return (performance.now() - t0) / 1000;
       if (performance.now() - t0 > 30_000) {
         this.kill('SIGKILL');
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }
         throw new Error(`npm start did not stop within 30 s of SIGTERM: ${this.out.slice(-2000)}`);
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -143,7 +155,7 @@ class Service {
   }
 
   /** Whether any process of the group is left (children re-parented when their parent exited first). */
-  private pidsInGroup(pgid: number): boolean {
+  private groupAlive(pgid: number): boolean {
     try {
       process.kill(-pgid, 0);
       return true;
