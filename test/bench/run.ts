@@ -26,6 +26,10 @@
  *     signature checked, each event once); raw baseline: N signed POSTs from a plain node loop with the worker's
  *     concurrency (lib/webhook-sender.ts). Goal >= 1,000/s.
  *
+ *  4. `--only embedded` (embedded.ts) and 5. `--only rate` (rate.ts), run only when named: the real `npm start` on a fresh
+ *     DATA_DIR (start-up, memory, creates and deposits beside a raw baseline on the same embedded database), and the
+ *     deposit rate one app instance on PostgreSQL sustains (open-loop sweep, CPU per deposit against raw).
+ *
  * PostgreSQL at BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test): scratch databases are created
  * next to it and dropped after each scenario (also on Ctrl-C); Redis at BENCH_REDIS_URL (default
  * redis://127.0.0.1:6379). The load generator runs in a child process (lib/load-worker.ts).
@@ -57,6 +61,8 @@ import { pacedDeposits, sendSignedPosts, subscribeApp, subscribeRaw, WebhookSink
 import { startRawEvents } from './lib/raw-events.ts';
 import { scenarioLists } from './lists.ts';
 import { sign } from '../../src/domain/webhooks/signing.ts';
+import { scenarioEmbedded, type BenchContext } from './embedded.ts';
+import { scenarioRate } from './rate.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -69,10 +75,11 @@ const BASE = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:
 const CONCURRENCY = Number(option('concurrency') ?? 16);
 const POOL = Number(option('pool') ?? 10);
 const ONLY = option('only');
-const SCENARIOS = ['create', 'match', 'events', 'lists'];
-if (ONLY && !SCENARIOS.includes(ONLY)) throw new Error(`--only takes one of ${SCENARIOS.join(', ')}`);
-/** `lists` (seeds 2.2 million rows) runs only when named. */
-const runs = (name: string) => (!ONLY && name !== 'lists') || ONLY === name;
+const SCENARIOS = ['create', 'match', 'events'];
+/** Run only when asked for (`--only lists|embedded|rate`): each takes minutes (lists seeds 2.2 million rows) and measures something else. */
+const OPT_IN = ['lists', 'embedded', 'rate'];
+if (ONLY && !SCENARIOS.includes(ONLY) && !OPT_IN.includes(ONLY)) throw new Error(`--only takes one of ${[...SCENARIOS, ...OPT_IN].join(', ')}`);
+const runs = (name: string) => (OPT_IN.includes(name) ? ONLY === name : !ONLY || ONLY === name);
 const SIZES = (option('sizes') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
 const CREATE = quick ? { warmup: 200, requests: 600, rounds: 1 } : { warmup: 200, requests: 800, rounds: 3 };
 const MATCH = quick ? { warmup: 10, deposits: 60, other: 20 } : { warmup: 20, deposits: 200, other: 30 };
@@ -713,6 +720,9 @@ try {
   if (runs('events')) await scenarioEvents().finally(cleanup);
   if (runs('lists'))
     await scenarioLists({ base: BASE, quick, explain: flag('explain'), keep: flag('keep'), pool: POOL, requests: option('requests') ? Number(option('requests')) : undefined, filter: option('cases'), log, cleanups }).finally(cleanup);
+  const ctx: BenchContext = { quick, option, log, step, cleanups, fail: (m) => ((failed = true), console.error(`  ! ${m}`)) };
+  if (runs('embedded')) await scenarioEmbedded(ctx).finally(cleanup);
+  if (runs('rate')) await scenarioRate(ctx, { baseUrl: BASE, poolSize: POOL }).finally(cleanup);
 } catch (e) {
   failed = true;
   console.error(e);

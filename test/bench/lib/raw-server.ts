@@ -40,7 +40,7 @@ const INSERT_INVOICE = `INSERT INTO "Invoice" (id, "workspaceId", number, "issue
     "createdAt", "updatedAt", "customerNameKey", "customerNameBare")
   VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, NULL, NULL, $10, NULL, $11, NULL, $12, $12, $13, $14) RETURNING *`;
 
-const CONFLICT = `SELECT id, number FROM "Invoice"
+export const CONFLICT = `SELECT id, number FROM "Invoice"
   WHERE "workspaceId" = $1 AND "customerNameKey" = $2 AND amount = $3 AND status = 'PENDING'
     AND ("expiresAt" IS NULL OR "expiresAt" > $4::timestamptz)
     AND id <> $5
