@@ -93,7 +93,23 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE CONSTRAINT TRIGGER "Invoice_list_count_insert_delete" AFTER INSERT OR DELETE ON "Invoice"
+-- New invoices are counted once per statement, per cell (a bulk INSERT of many rows of one cell then updates its
+-- counter once: updating one row many times in one transaction costs quadratically, each update walking past the
+-- versions the transaction left). Not deferred: every statement inserting invoices already holds the workspace row
+-- (the create takes its number from it), and every transaction counting invoice changes holds it before the counter.
+CREATE FUNCTION list_count_invoices_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO "ListCount" AS c ("workspaceId", list, k1, k2, "expiryDay", shard, n)
+  SELECT i."workspaceId", 'Invoice', i.status::text, list_count_accounts(i."bankAccountIds"), list_count_day(i."expiresAt"), 0, count(*)
+    FROM inserted_invoices i WHERE EXISTS (SELECT 1 FROM "Workspace" w WHERE w.id = i."workspaceId")
+   GROUP BY 1, 3, 4, 5 ORDER BY 1, 3, 4, 5
+  ON CONFLICT ("workspaceId", list, k1, k2, "expiryDay", shard) DO UPDATE SET n = c.n + EXCLUDED.n;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER "Invoice_list_count_insert" AFTER INSERT ON "Invoice" REFERENCING NEW TABLE AS inserted_invoices
+  FOR EACH STATEMENT EXECUTE FUNCTION list_count_invoices_inserted();
+CREATE CONSTRAINT TRIGGER "Invoice_list_count_delete" AFTER DELETE ON "Invoice"
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION list_count_invoice();
 CREATE CONSTRAINT TRIGGER "Invoice_list_count_update" AFTER UPDATE ON "Invoice" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
   WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD."expiresAt" IS DISTINCT FROM NEW."expiresAt" OR OLD."bankAccountIds" IS DISTINCT FROM NEW."bankAccountIds"
