@@ -2,7 +2,8 @@
  * `npm run build` (also run by `npm install`/`npm ci`, and by `npm start` when dist/ is missing or stale): bundles the
  * service (src/main.ts → dist/main.js) and the CLI (src/cli/main.ts → dist/cli.js) with esbuild, so that start-up loads
  * one JavaScript file instead of compiling ~1,600 TypeScript and package modules through tsx. dist/manifest.json lists
- * every file the bundles were built from with its size and mtime; scripts/start.mjs rebuilds when one of them changed.
+ * our files the bundles were built from (size, mtime, content hash) and the package lock; scripts/start.mjs rebuilds
+ * when one of them changed.
  *
  * Plain JavaScript (not TypeScript): it runs before anything is compiled and without tsx.
  */

@@ -13,7 +13,7 @@ if (name === 'cli') process.argv.splice(2, 1); // the CLI reads its command from
 
 if (isStale()) {
   // stderr: the CLI's stdout is its JSON output.
-  process.stderr.write('Building dist/ (the sources changed since the last build)...\n');
+  process.stderr.write('Building dist/ (missing, or older than the sources)...\n');
   await build();
 }
 // Stack traces point at the .ts sources through dist/*.js.map.

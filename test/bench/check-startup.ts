@@ -33,7 +33,7 @@ const BUNDLE_START = pkg.scripts.start.trim().split(/\s+/).slice(1);
 if (isStale()) await build();
 
 // ── module load ──
-const loadDir = join(ROOT, 'tmp', 'check-startup');
+const loadDir = join(ROOT, 'tmp', `check-startup-${process.pid}`);
 rmSync(loadDir, { recursive: true, force: true });
 const esbuild = await import('esbuild');
 const r = await esbuild.build({ ...bundleOptions(), entryPoints: { app: 'src/http/app.ts' }, outdir: loadDir });
@@ -43,7 +43,7 @@ for (const f of r.outputFiles) writeFileSync(f.path, f.path.endsWith('.map') ? J
 const REPORT = `const u = process.cpuUsage(); console.log(JSON.stringify({ wall: performance.now(), cpu: (u.user + u.system) / 1000, rss: process.memoryUsage().rss / 1048576 }))`;
 const LOADERS = {
   tsx: [...FLAGS, '--import', 'tsx', '--input-type=module', '-e', `await import('./src/http/app.ts'); ${REPORT}`],
-  bundle: [...FLAGS, '--input-type=module', '-e', `process.setSourceMapsEnabled(true); await import('./tmp/check-startup/app.js'); ${REPORT}`],
+  bundle: [...FLAGS, '--input-type=module', '-e', `process.setSourceMapsEnabled(true); await import('./tmp/${loadDir.split('/').pop()}/app.js'); ${REPORT}`],
 };
 
 type Figures = { wall: number; cpu: number; rss: number };
@@ -52,6 +52,7 @@ function loadOnce(args: string[]): Promise<Figures> {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`exit ${code}: ${out}`))));
   });
 }
@@ -66,29 +67,32 @@ function procRssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-async function startOnce(args: string[], env: Record<string, string>): Promise<Figures> {
+async function startOnce(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Figures> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${out}`);
-      if (performance.now() - t0 > 120_000) throw new Error(`server not healthy in 120 s: ${out}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.status === 200, () => false);
+      if (performance.now() - t0 > timeoutMs) throw new Error(`server not healthy in ${timeoutMs / 1000} s: ${out}`);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5000) }).then((res) => res.status === 200, () => false);
       if (ok) break;
       await new Promise((res) => setTimeout(res, 10));
     }
     const wall = performance.now() - t0;
     const cpu = procCpuMs(child.pid!);
     await new Promise((res) => setTimeout(res, 5000));
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited while idle: ${out}`);
     return { wall, cpu, rss: procRssMb(child.pid!) };
   } finally {
-    const exited = new Promise((res) => child.once('exit', res));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((res) => child.once('exit', res));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
@@ -116,14 +120,14 @@ if (onPg) {
 const results: Record<string, Figures[]> = { 'load tsx': [], 'load bundle': [], 'start tsx': [], 'start bundle': [] };
 try {
   // The first start creates and migrates the database; not measured.
-  const first = await startOnce(BUNDLE_START, env);
+  const first = await startOnce(BUNDLE_START, env, 600_000);
   console.log(`first start (new ${onPg ? 'PostgreSQL database' : 'data directory'}, migrations applied; bundle): ${first.wall.toFixed(0)} ms`);
   for (let i = 0; i < RUNS; i++) {
     results['load tsx'].push(await loadOnce(LOADERS.tsx));
     results['load bundle'].push(await loadOnce(LOADERS.bundle));
     results['start tsx'].push(await startOnce(TSX_START, env));
     results['start bundle'].push(await startOnce(BUNDLE_START, env));
-    console.log(`run ${i + 1}/${RUNS} done`);
+    console.log(`run ${i + 1}/${RUNS}: ${Object.entries(results).map(([k, v]) => `${k} ${v[i].wall.toFixed(0)} ms (CPU ${v[i].cpu.toFixed(0)})`).join(', ')}`);
   }
 } finally {
   await dropDb();
