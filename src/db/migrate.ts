@@ -54,8 +54,11 @@ export class MigrationError extends Error {
   }
 }
 
+/** What migrating needs of a database (./pglite-import.ts migrates an earlier release's PGlite cluster with it). */
+export type MigrationTarget = Pick<Database, 'sql' | 'withMigrationLock' | 'schemaChanged'>;
+
 /** Applies every migration not yet applied; returns the names applied now. */
-export async function migrate(db: Database, migrations = readMigrations()): Promise<string[]> {
+export async function migrate(db: MigrationTarget, migrations = readMigrations()): Promise<string[]> {
   return db.withMigrationLock(async () => {
     await db.sql.exec(CREATE_TABLE);
     const rows = await db.sql.query<AppliedRow>(

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { openDatabase, serviceDatabaseOptions, type Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
+import { importPGliteDataDir } from '../db/pglite-import.ts';
 import { bearerToken, resolvePrincipal } from '../domain/auth/principal.ts';
 import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
@@ -63,6 +64,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     (await openDatabase(serviceDatabaseOptions(config)));
   const applied = await migrate(db);
   if (applied.length) log.info({ applied }, 'migrations applied');
+  // An earlier release's embedded data (DATA_DIR/pglite) is imported once, before anything is served.
+  if (db.kind === 'embedded') await importPGliteDataDir(db, config.DATA_DIR, log);
 
   const metrics = new Metrics({ outboxLagSeconds: () => outboxLagSeconds(db, deps.clock) });
   // After a commit the workers run at once (the events' live subscribers are told by the committing process).
