@@ -67,7 +67,8 @@ describe('npm start and the CLI', () => {
     const r = await runScript('start', [], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ECONNREFUSED/);
-    expect(r.stderr).toMatch(/at async buildApp \(.*\/src\/http\/app\.ts:\d+:\d+\)/);
+    // A frame below main.ts (where the database is opened) and main.ts itself, each at a line of its .ts file.
+    expect(r.stderr).toMatch(/\(.*\/src\/(?!main\.ts)[\w/.-]+\.ts:\d+:\d+\)/);
     expect(r.stderr).toMatch(/\(.*\/src\/main\.ts:\d+:\d+\)/);
   });
 
