@@ -84,11 +84,18 @@ describe('npm start and the CLI', () => {
     expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
   });
 
+  // Services this file started that a failing or timed-out test could leave running (each keeps its embedded server).
+  const started: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
   it('the embedded server does not outlive a SIGKILLed service, and the next start finds the data', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'btp-kill-'));
     const env = { DATA_DIR: dir, LOG_LEVEL: 'warn', DATABASE_URL: '' };
     const port = await freePort();
     const { child: first } = await startServerProcess(env, port);
+    started.push(first);
     const boot = await runScript('cli', ['bootstrap', '--url', `http://127.0.0.1:${port}`]);
     const { apiKey } = JSON.parse(boot.stdout);
     const client = new ServiceClient(`http://127.0.0.1:${port}`);
@@ -103,6 +110,7 @@ describe('npm start and the CLI', () => {
 
     const port2 = await freePort();
     const { child: second } = await startServerProcess(env, port2);
+    started.push(second);
     try {
       const again = new ServiceClient(`http://127.0.0.1:${port2}`);
       const read = await again.request('GET', `/v1/invoices/${inv.body.data.id}`, { token: apiKey.secret });
