@@ -236,6 +236,9 @@ function spawnServer(bin: string, dir: string, sockets: string, user: { uid: num
     exited,
     output: () => readFileSync(logPath).subarray(start).toString('utf8'),
     async stop() {
+      // Referenced again while it shuts down: with nothing else left for the event loop (a service at the end of its
+      // stop), an unreferenced child would let the process exit before the server has, with its pid file still there.
+      child.ref();
       child.stdin?.end();
       await exited;
     },
