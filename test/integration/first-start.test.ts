@@ -117,7 +117,8 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     gone.respond = () => 410;
     const postgres: Record<string, string> = {};
     if (onPostgres) {
-      const fresh = await freshDatabase();
+      // Empty, not a copy of the migrated template: the server must migrate it itself.
+      const fresh = await freshDatabase({ migrated: false });
       await fresh.database.close();
       dropDatabase = fresh.drop;
       postgres.DATABASE_URL = fresh.url!;
