@@ -49,6 +49,8 @@ const SETTINGS: Record<string, string> = {
 };
 
 const PORT = 5432;
+/** How long a start waits for an earlier server on the same cluster to finish shutting down. */
+const LOCK_WAIT_MS = 120_000;
 /** Unix socket paths are limited to 107 bytes (`.s.PGSQL.5432` included). */
 const MAX_SOCKET_DIR = 90;
 
@@ -187,19 +189,23 @@ async function start(dataDir: string, opts: { timeoutMs?: number; settings?: Rec
   if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(bin, dir, user);
   const sockets = socketDir(dir, user);
   const url = `postgresql://postgres@${encodeURIComponent(sockets)}:${PORT}/postgres`;
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  // The server of an earlier process of ours may still be shutting down (its service just exited; on a loaded machine
+  // its shutdown checkpoint can take a while): wait for it up to this long, apart from the start's own time.
+  const lockDeadline = Date.now() + LOCK_WAIT_MS;
 
   for (;;) {
     const server = spawnServer(bin, dir, sockets, user, { ...SETTINGS, ...opts.settings });
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
     const outcome = await Promise.race([server.exited.then((code) => ({ exited: code })), waitReady(url, deadline, server.exited)]);
     if (!('exited' in outcome)) return { url, dir, stop: server.stop };
     const log = server.output();
-    // Another server (an earlier process of ours, shutting down) still holds the cluster: wait for it.
-    if (/lock file "postmaster.pid" already exists/.test(log) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
+    const locked = /lock file "postmaster.pid" already exists/.test(log);
+    if (locked && Date.now() < lockDeadline) {
+      await new Promise((r) => setTimeout(r, 200));
       continue;
     }
-    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (exit ${outcome.exited}):\n${log.trim().split('\n').slice(-15).join('\n')}`);
+    const hint = locked ? `\nAnother server still holds ${dir} after ${LOCK_WAIT_MS / 1000} s: is another instance of the service running on this DATA_DIR?` : '';
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (exit ${outcome.exited}):\n${log.trim().split('\n').slice(-15).join('\n')}${hint}`);
   }
 }
 
@@ -218,6 +224,8 @@ function spawnServer(bin: string, dir: string, sockets: string, user: { uid: num
   for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
   const logPath = join(dir, 'server.log');
   const logFd = openSync(logPath, 'a', 0o600);
+  // What this server writes starts here (read before it runs, so none of its lines can fall before the offset).
+  const start = safeSize(logPath);
   if (user) chownSync(logPath, user.uid, user.gid);
   const script = 'trap "" INT TERM HUP; "$0" "$@" </dev/null & pg=$!; read -r _; kill -INT $pg 2>/dev/null; wait $pg';
   const child: ChildProcess = spawn('/bin/sh', ['-c', script, join(bin, 'postgres'), ...args], {
@@ -227,7 +235,6 @@ function spawnServer(bin: string, dir: string, sockets: string, user: { uid: num
     ...(user ?? {}),
   });
   closeSync(logFd);
-  const start = safeSize(logPath);
   child.unref();
   (child.stdin as unknown as { unref?: () => void }).unref?.();
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
