@@ -7,15 +7,14 @@
  *   as letters, as on the PostgreSQL the tests run against).
  * - It listens on a Unix socket in a directory only its owner may enter, never on TCP: no other user of the machine can
  *   connect, so no password is needed.
- * - PostgreSQL refuses to run as root. When the service runs as root, the server runs as the owner of DATA_DIR, or as
- *   `nobody` when root owns it too: the cluster directory is given to that user, and DATA_DIR gets search permission
- *   for others (o+x: passing through to the cluster, not listing) when it lacks it.
+ * - PostgreSQL refuses to run as root. When the service runs as root, the server runs in a user namespace of its own
+ *   where it is not root but reaches its files as the service does (Runner, below).
  * - The server lives exactly as long as the service: it runs under a small `sh` that reads the service's end of a pipe.
  *   When the service exits — a clean stop, a crash or SIGKILL — the pipe closes and the shell asks the server for a fast
  *   shutdown (committed work is on disk; open transactions roll back). It runs in a process group of its own, so the
  *   terminal's Ctrl-C reaches the service, which drains its requests before it stops the server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, closeSync, statSync, symlinkSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -100,23 +99,53 @@ function exists(path: string): boolean {
   }
 }
 
-/** The user the server runs as: ours, or (as root) DATA_DIR's owner, or nobody. */
-function serverUser(dataDir: string): { uid: number; gid: number } | null {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+/**
+ * How the server's processes are started. PostgreSQL refuses to run as root, so as root:
+ * - `namespace`: in a user namespace of its own (`unshare --user`) where it is uid 1, mapped to root outside: it passes
+ *   PostgreSQL's check, and reaches DATA_DIR exactly as the service does (its files stay root's; no permission of
+ *   DATA_DIR or its parents changes);
+ * - `user`: where user namespaces are not available, as DATA_DIR's owner, or nobody when root owns it too (the cluster
+ *   is given to that user, DATA_DIR gets search permission for others; a parent it cannot pass through stops the start
+ *   with a message). A cluster an earlier start gave to a user keeps that user.
+ * Otherwise (`self`) as the service's own user.
+ */
+type Runner = { mode: 'self' } | { mode: 'namespace' } | { mode: 'user'; uid: number; gid: number };
+
+function runnerFor(dataDir: string, cluster: string): Runner {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { mode: 'self' };
+  if (existsSync(join(cluster, 'PG_VERSION'))) {
+    const owner = statSync(cluster);
+    if (owner.uid !== 0) return { mode: 'user', uid: owner.uid, gid: owner.gid };
+  }
+  if (spawnSync('unshare', [...NAMESPACE, 'true'], { stdio: 'ignore' }).status === 0) return { mode: 'namespace' };
   const owner = statSync(dataDir);
-  if (owner.uid !== 0) return { uid: owner.uid, gid: owner.gid };
+  if (owner.uid !== 0) return { mode: 'user', uid: owner.uid, gid: owner.gid };
   // nobody must be able to pass through DATA_DIR to its cluster (not to list it: search permission only).
   if (!(owner.mode & 0o001)) chmodSync(dataDir, (owner.mode & 0o7777) | 0o001);
-  return { uid: 65534, gid: 65534 };
+  return { mode: 'user', uid: 65534, gid: 65534 };
+}
+
+const NAMESPACE = ['--user', '--map-user=1', '--map-group=1'];
+
+/** Spawns one of the server's programs the runner's way. */
+function spawnAs(r: Runner, cmd: string, args: string[], opts: SpawnOptions): ChildProcess {
+  if (r.mode === 'namespace') return spawn('unshare', [...NAMESPACE, cmd, ...args], opts);
+  if (r.mode === 'user') return spawn(cmd, args, { ...opts, uid: r.uid, gid: r.gid });
+  return spawn(cmd, args, opts);
+}
+
+/** Gives a file or directory the server creates or writes to its user (`user` mode only). */
+function giveTo(r: Runner, path: string): void {
+  if (r.mode === 'user') chownSync(path, r.uid, r.gid);
 }
 
 /** Runs a binary to completion; rejects with its output when it fails. */
-function run(cmd: string, args: string[], user: { uid: number; gid: number } | null): Promise<void> {
+function run(r: Runner, cmd: string, args: string[]): Promise<void> {
   return new Promise((res, rej) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: serverEnv(), ...(user ?? {}) });
+    const child = spawnAs(r, cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: serverEnv() });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
     child.on('error', (e) => rej(new EmbeddedPostgresError(`${cmd}: ${e.message}`)));
     child.on('exit', (code) => (code === 0 ? res() : rej(new EmbeddedPostgresError(`${cmd.split('/').pop()} failed (${code}): ${out.trim()}`))));
   });
@@ -128,16 +157,16 @@ function serverEnv(): NodeJS.ProcessEnv {
 }
 
 /** Creates the cluster (first start). */
-async function initCluster(bin: string, dir: string, user: { uid: number; gid: number } | null): Promise<void> {
+async function initCluster(r: Runner, bin: string, dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (user) chownSync(dir, user.uid, user.gid);
+  giveTo(r, dir);
   const args = ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'];
   try {
-    await run(join(bin, 'initdb'), args, user);
+    await run(r, join(bin, 'initdb'), args);
   } catch (e) {
-    if (user && /Permission denied|could not (access|change)/i.test((e as Error).message)) {
+    if (r.mode === 'user' && /Permission denied|could not (access|change)/i.test((e as Error).message)) {
       throw new EmbeddedPostgresError(
-        `${(e as Error).message}\nPostgreSQL does not run as root; it runs as uid ${user.uid} here, which must be able to reach ${dir} and ${bin}. ` +
+        `${(e as Error).message}\nPostgreSQL does not run as root; it runs as uid ${r.uid} here, which must be able to reach ${dir} and ${bin}. ` +
           'Run the service as an ordinary user, give DATA_DIR to one (chown), or set DATABASE_URL.',
       );
     }
@@ -146,11 +175,11 @@ async function initCluster(bin: string, dir: string, user: { uid: number; gid: n
 }
 
 /** The directory of the server's socket: the cluster itself when its path is short enough. */
-function socketDir(dir: string, user: { uid: number; gid: number } | null): string {
+function socketDir(r: Runner, dir: string): string {
   if (dir.length <= MAX_SOCKET_DIR) return dir;
   const tmp = join('/tmp', `btp-pg-${Buffer.from(dir).toString('base64url').slice(-24)}`);
   mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  if (user) chownSync(tmp, user.uid, user.gid);
+  giveTo(r, tmp);
   return tmp;
 }
 
@@ -185,16 +214,16 @@ async function start(dataDir: string, opts: { timeoutMs?: number; settings?: Rec
   const { bin } = embeddedBinaries();
   mkdirSync(resolve(dataDir), { recursive: true });
   const dir = resolve(dataDir, 'postgres');
-  const user = serverUser(resolve(dataDir));
-  if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(bin, dir, user);
-  const sockets = socketDir(dir, user);
+  const runner = runnerFor(resolve(dataDir), dir);
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initCluster(runner, bin, dir);
+  const sockets = socketDir(runner, dir);
   const url = `postgresql://postgres@${encodeURIComponent(sockets)}:${PORT}/postgres`;
   // The server of an earlier process of ours may still be shutting down (its service just exited; on a loaded machine
   // its shutdown checkpoint can take a while): wait for it up to this long, apart from the start's own time.
   const lockDeadline = Date.now() + LOCK_WAIT_MS;
 
   for (;;) {
-    const server = spawnServer(bin, dir, sockets, user, { ...SETTINGS, ...opts.settings });
+    const server = spawnServer(runner, bin, dir, sockets, { ...SETTINGS, ...opts.settings });
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
     const outcome = await Promise.race([server.exited.then((code) => ({ exited: code })), waitReady(url, deadline, server.exited)]);
     if (!('exited' in outcome)) return { url, dir, stop: server.stop };
@@ -219,21 +248,16 @@ interface SpawnedServer {
  * The server under its guard: `sh` starts postgres in the background, then blocks reading its stdin (our pipe). EOF —
  * our stop, or our death — sends postgres SIGINT (fast shutdown) and waits for it.
  */
-function spawnServer(bin: string, dir: string, sockets: string, user: { uid: number; gid: number } | null, settings: Record<string, string>): SpawnedServer {
+function spawnServer(r: Runner, bin: string, dir: string, sockets: string, settings: Record<string, string>): SpawnedServer {
   const args = ['-D', dir, '-p', String(PORT), '-c', `unix_socket_directories=${sockets}`, '-c', 'unix_socket_permissions=0700'];
   for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
   const logPath = join(dir, 'server.log');
   const logFd = openSync(logPath, 'a', 0o600);
   // What this server writes starts here (read before it runs, so none of its lines can fall before the offset).
   const start = safeSize(logPath);
-  if (user) chownSync(logPath, user.uid, user.gid);
+  giveTo(r, logPath);
   const script = 'trap "" INT TERM HUP; "$0" "$@" </dev/null & pg=$!; read -r _; kill -INT $pg 2>/dev/null; wait $pg';
-  const child: ChildProcess = spawn('/bin/sh', ['-c', script, join(bin, 'postgres'), ...args], {
-    stdio: ['pipe', logFd, logFd],
-    detached: true,
-    env: serverEnv(),
-    ...(user ?? {}),
-  });
+  const child = spawnAs(r, '/bin/sh', ['-c', script, join(bin, 'postgres'), ...args], { stdio: ['pipe', logFd, logFd], detached: true, env: serverEnv() });
   closeSync(logFd);
   child.unref();
   (child.stdin as unknown as { unref?: () => void }).unref?.();

@@ -1,5 +1,5 @@
 /** The real entry points: `npm start` (scripts/start.mjs: the bundle of src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,10 @@ describe('npm start and the CLI', () => {
   });
 
   it('the embedded server does not outlive a SIGKILLed service, and the next start finds the data', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'btp-kill-'));
+    // DATA_DIR inside a directory only its owner may enter (mkdtemp's 0700), as `DATA_DIR=$(mktemp -d)/db` makes it: the
+    // server must reach it without any permission being changed (as root it runs in a user namespace of its own).
+    const parent = mkdtempSync(join(tmpdir(), 'btp-kill-'));
+    const dir = join(parent, 'db');
     const env = { DATA_DIR: dir, LOG_LEVEL: 'warn', DATABASE_URL: '' };
     const port = await freePort();
     const { child: first } = await startServerProcess(env, port);
@@ -101,6 +104,7 @@ describe('npm start and the CLI', () => {
     const client = new ServiceClient(`http://127.0.0.1:${port}`);
     const inv = await client.request('POST', '/v1/invoices', { token: apiKey.secret, body: { bankAccountIds: [], customer: { name: '김민수' }, amount: 5000 } });
     expect(inv.status).toBe(201);
+    expect(statSync(parent).mode & 0o777).toBe(0o700);
     const postmaster = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     expect(alive(postmaster)).toBe(true);
     const exited = new Promise((r) => first.once('exit', r));
