@@ -62,6 +62,26 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** The v1 answer to a created invoice, as both raw baselines send it (the same bytes as the app's). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it
+export function createdBody(invoice: Record<string, any>) {
+  return {
+    code: 'CREATED',
+    data: {
+      id: invoice.id,
+      bankAccountIds: invoice.bankAccountIds,
+      customer: { name: invoice.customerName, email: invoice.customerEmail, phoneNumber: invoice.customerPhoneNumber },
+      cashReceipt: null,
+      amount: invoice.amount,
+      paid: false,
+      metadata: invoice.metadata,
+      createdAt: new Date(invoice.createdAt).toISOString(),
+      expiresAt: invoice.expiresAt,
+      status: 'PENDING',
+    },
+  };
+}
+
 export interface RawServer {
   url: string;
   close(): Promise<void>;
@@ -145,21 +165,7 @@ export async function startRawServer(databaseUrl: string, opts: { poolSize: numb
     } finally {
       client.release();
     }
-    send(res, 201, {
-      code: 'CREATED',
-      data: {
-        id: invoice.id,
-        bankAccountIds: invoice.bankAccountIds,
-        customer: { name: invoice.customerName, email: invoice.customerEmail, phoneNumber: invoice.customerPhoneNumber },
-        cashReceipt: null,
-        amount: invoice.amount,
-        paid: false,
-        metadata: invoice.metadata,
-        createdAt: invoice.createdAt.toISOString(),
-        expiresAt: invoice.expiresAt,
-        status: 'PENDING',
-      },
-    });
+    send(res, 201, createdBody(invoice));
   }
 
   const server: Server = createServer((req, res) => {

@@ -26,6 +26,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from './node-flags.ts';
+import { createdBody } from './raw-server.ts';
 
 export type RawDatabase = { kind: 'pg'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
 
@@ -202,21 +203,7 @@ async function runChild(d: RawDatabase): Promise<{ url: string; close(): Promise
       return inv;
     });
     if (!invoice) return send(res, 409, { code: 'INVOICE_ALREADY_EXISTS' });
-    send(res, 201, {
-      code: 'CREATED',
-      data: {
-        id: invoice.id,
-        bankAccountIds: invoice.bankAccountIds,
-        customer: { name: invoice.customerName, email: invoice.customerEmail, phoneNumber: invoice.customerPhoneNumber },
-        cashReceipt: null,
-        amount: invoice.amount,
-        paid: false,
-        metadata: invoice.metadata,
-        createdAt: new Date(invoice.createdAt).toISOString(),
-        expiresAt: invoice.expiresAt,
-        status: 'PENDING',
-      },
-    });
+    send(res, 201, createdBody(invoice));
   }
 
   // One statement is one transaction: the account, the candidate locked, its payment, the deposit row.
