@@ -17,6 +17,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, closeSync, statSync, symlinkSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 
@@ -48,6 +49,8 @@ const SETTINGS: Record<string, string> = {
 };
 
 const PORT = 5432;
+/** A custom setting each start passes its server, to know it from an earlier server on the same socket. */
+const INSTANCE_SETTING = 'btp.instance';
 /** How long a start waits for an earlier server on the same cluster to finish shutting down. */
 const LOCK_WAIT_MS = 120_000;
 /** Unix socket paths are limited to 107 bytes (`.s.PGSQL.5432` included). */
@@ -223,9 +226,12 @@ async function start(dataDir: string, opts: { timeoutMs?: number; settings?: Rec
   const lockDeadline = Date.now() + LOCK_WAIT_MS;
 
   for (;;) {
-    const server = spawnServer(runner, bin, dir, sockets, { ...SETTINGS, ...opts.settings });
+    // The server is told a token of this attempt: the socket may still be an earlier server's, which must not be taken
+    // for this one.
+    const instance = randomBytes(8).toString('hex');
+    const server = spawnServer(runner, bin, dir, sockets, { ...SETTINGS, ...opts.settings, [INSTANCE_SETTING]: instance });
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-    const outcome = await Promise.race([server.exited.then((code) => ({ exited: code })), waitReady(url, deadline, server.exited)]);
+    const outcome = await Promise.race([server.exited.then((code) => ({ exited: code })), waitReady(url, instance, deadline, server.exited)]);
     if (!('exited' in outcome)) return { url, dir, stop: server.stop };
     const log = server.output();
     const locked = /lock file "postmaster.pid" already exists/.test(log);
@@ -245,8 +251,12 @@ interface SpawnedServer {
 }
 
 /**
- * The server under its guard: `sh` starts postgres in the background, then blocks reading its stdin (our pipe). EOF —
- * our stop, or our death — sends postgres SIGINT (fast shutdown) and waits for it.
+ * The server under its guard: `sh` starts postgres in the background and waits for it; a reader beside it blocks on the
+ * guard's stdin (our pipe). EOF — our stop, or our death — sends postgres SIGINT (fast shutdown), again each second
+ * while it lives (a signal that lands before postgres has set its handlers is ignored). When postgres exits, for any
+ * reason, the guard exits with its code: a server that refuses to start (another one still holds the cluster) is seen
+ * at once, not after the start deadline. The reader reads a copy of stdin (fd 3), since an asynchronous list's own
+ * stdin is /dev/null.
  */
 function spawnServer(r: Runner, bin: string, dir: string, sockets: string, settings: Record<string, string>): SpawnedServer {
   const args = ['-D', dir, '-p', String(PORT), '-c', `unix_socket_directories=${sockets}`, '-c', 'unix_socket_permissions=0700'];
@@ -256,7 +266,10 @@ function spawnServer(r: Runner, bin: string, dir: string, sockets: string, setti
   // What this server writes starts here (read before it runs, so none of its lines can fall before the offset).
   const start = safeSize(logPath);
   giveTo(r, logPath);
-  const script = 'trap "" INT TERM HUP; "$0" "$@" </dev/null & pg=$!; read -r _; kill -INT $pg 2>/dev/null; wait $pg';
+  const script =
+    'trap "" INT TERM HUP; exec 3<&0; "$0" "$@" </dev/null & pg=$!; ' +
+    '{ read -r _ <&3; while kill -INT $pg 2>/dev/null; do sleep 1; done; } & rd=$!; ' +
+    'wait $pg; rc=$?; kill -KILL $rd 2>/dev/null; exit $rc';
   const child = spawnAs(r, '/bin/sh', ['-c', script, join(bin, 'postgres'), ...args], { stdio: ['pipe', logFd, logFd], detached: true, env: serverEnv() });
   closeSync(logFd);
   child.unref();
@@ -284,8 +297,8 @@ function safeSize(path: string): number {
   }
 }
 
-/** Polls until the server answers a query (or the deadline passes, or it exits). */
-async function waitReady(url: string, deadline: number, exited: Promise<unknown>): Promise<{ ready: true }> {
+/** Polls until the server started with `instance` answers a query (or the deadline passes, or it exits). */
+async function waitReady(url: string, instance: string, deadline: number, exited: Promise<unknown>): Promise<{ ready: true }> {
   let gone = false;
   void exited.then(() => (gone = true));
   let last: unknown;
@@ -293,9 +306,11 @@ async function waitReady(url: string, deadline: number, exited: Promise<unknown>
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
     try {
       await c.connect();
-      await c.query('SELECT 1');
+      const { rows } = await c.query<{ v: string | null }>('SELECT current_setting($1, true) AS v', [INSTANCE_SETTING]);
       await c.end();
-      return { ready: true };
+      if (rows[0]?.v === instance) return { ready: true };
+      last = new Error(`${url} is served by another server (an earlier one still shutting down?)`);
+      await new Promise((r) => setTimeout(r, 100));
     } catch (e) {
       last = e;
       await c.end().catch(() => {});
