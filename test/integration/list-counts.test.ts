@@ -115,6 +115,20 @@ describe(`list totals from kept counts on ${dbLabel}`, () => {
     LIST_PAGING.deepOffset = 1000;
   }
 
+  it("a cell's accounts key: sorted, distinct, NULL elements dropped, '' for none (the fast paths agree with the general one)", async () => {
+    const cases: ((string | null)[] | null)[] = [[], ['b'], [null], ['b', 'a', 'b'], ['a', null, 'c'], ['c', 'b', 'a'], null];
+    for (const ids of cases) {
+      const [row] = await t.app.db.sql.query<{ key: string; general: string }>(
+        `SELECT list_count_accounts($1::text[]) AS key,
+                coalesce(array_to_string(ARRAY(SELECT DISTINCT x FROM unnest($1::text[]) x ORDER BY x), ','), '') AS general`,
+        [ids],
+      );
+      expect(row!.key, JSON.stringify(ids)).toBe(row!.general);
+    }
+    const [one] = await t.app.db.sql.query<{ key: string }>(`SELECT list_count_accounts(ARRAY['acc_1']) AS key`);
+    expect(one!.key).toBe('acc_1');
+  });
+
   it('every filter, after every kind of change and as expiries pass (also across a UTC midnight)', async () => {
     const A = m.bankAccount.id;
     const B = accountB.id;

@@ -48,15 +48,27 @@ CREATE FUNCTION list_count_day(expires timestamptz) RETURNS timestamptz LANGUAGE
 $$;
 
 -- An invoice's receiving accounts as a cell key: sorted, comma-separated ('' = all accounts of the workspace).
-CREATE FUNCTION list_count_accounts(ids text[]) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(array_to_string(ARRAY(SELECT DISTINCT x FROM unnest(ids) x ORDER BY x), ','), '')
-$$;
+-- PL/pgSQL, not SQL, in this function and the next: a SQL function with a subquery or a write is planned afresh at
+-- every call (PostgreSQL 17), and these run for every row a trigger counts (a counted change cost ~0.3 ms of planning
+-- and calling, ten times the row's own update; PL/pgSQL keeps its plans for the session).
+CREATE FUNCTION list_count_accounts(ids text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF ids IS NULL OR cardinality(ids) = 0 THEN RETURN ''; END IF;
+  IF cardinality(ids) = 1 THEN RETURN coalesce(ids[1], ''); END IF;
+  RETURN array_to_string(ARRAY(SELECT DISTINCT x FROM unnest(ids) x ORDER BY x), ',');
+END $$;
 
-CREATE FUNCTION list_count_bump(ws text, lst text, a text, b text, day timestamptz, sh int, delta int) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO "ListCount" AS c ("workspaceId", list, k1, k2, "expiryDay", shard, n)
-  SELECT ws, lst, a, b, day, sh, delta WHERE EXISTS (SELECT 1 FROM "Workspace" w WHERE w.id = ws)
-  ON CONFLICT ("workspaceId", list, k1, k2, "expiryDay", shard) DO UPDATE SET n = c.n + EXCLUDED.n
-$$;
+-- Adds delta to a counter: an update of the row when it exists (the common case, cheaper than an upsert's speculative
+-- insert), else an upsert (two first changes of a new cell at once), never for a workspace being deleted.
+CREATE FUNCTION list_count_bump(ws text, lst text, a text, b text, day timestamptz, sh int, delta int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE "ListCount" SET n = n + delta WHERE "workspaceId" = ws AND list = lst AND k1 = a AND k2 = b AND "expiryDay" = day AND shard = sh;
+  IF NOT FOUND THEN
+    INSERT INTO "ListCount" AS c ("workspaceId", list, k1, k2, "expiryDay", shard, n)
+    SELECT ws, lst, a, b, day, sh, delta WHERE EXISTS (SELECT 1 FROM "Workspace" w WHERE w.id = ws)
+    ON CONFLICT ("workspaceId", list, k1, k2, "expiryDay", shard) DO UPDATE SET n = c.n + EXCLUDED.n;
+  END IF;
+END $$;
 
 CREATE FUNCTION list_count_invoice() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
