@@ -1,16 +1,18 @@
-/** The background workers (outbox dispatcher, webhook deliveries, jobs), the event bus and the e-mail adapter: built, started, stopped. */
+/** The background workers (outbox dispatcher, webhook deliveries, jobs, the list counters' fold), the event bus and the e-mail adapter: built, started, stopped. */
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { Deps } from '../domain/deps.ts';
 import type { EmailPort } from '../domain/email/email.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
+import { foldPastExpiryDays } from '../domain/list-counts.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
 import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
 import { emailJob } from '../events/email/email-job.ts';
 import { createEventBus, type EventBus } from '../events/event-bus.ts';
 import { WebhookHttpClient } from '../events/http-post.ts';
 import { JobRunner } from '../events/job-runner.ts';
+import { WorkerLoop } from '../events/loop.ts';
 import { OutboxDispatcher } from '../events/outbox-dispatcher.ts';
 import { WebhookWorker } from '../events/webhook-worker.ts';
 import { webhookPayload } from '../../rest-compat/shared/webhook-payloads.ts';
@@ -48,7 +50,9 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
     onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'success' : 'failure' }),
   });
   const dispatcher = new OutboxDispatcher(db.sql, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
-  const loops = [dispatcher, webhooks, jobs];
+  // The invoice counters of expiry days long past, folded at start and then hourly (list-counts.ts).
+  const counterFold = new WorkerLoop('list-count-fold', async () => (await foldPastExpiryDays(deps.sql, clock.now()), false), 3_600_000, log);
+  const loops = [dispatcher, webhooks, jobs, counterFold];
   return {
     bus,
     dispatcher,

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
+import { foldPastExpiryDays, utcDayOf } from '../../src/domain/list-counts.ts';
 import { LIST_PAGING } from '../../src/domain/workspace-rows.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
@@ -84,18 +85,26 @@ describe(`list totals from kept counts on ${dbLabel}`, () => {
     ...['', 'status=ISSUED', 'status=REVOKED', 'type=CORPORATE', 'type=PERSONAL&status=ISSUED'].map((q) => ({ path: `/v1/cash-receipts?${q}` })),
   ];
 
-  /** Kept counts per cell that differ from a count of the rows (none when the triggers kept them exact). */
+  /**
+   * Kept counts per cell that differ from a count of the rows (none when the triggers kept them exact). Expiry days
+   * before the fold's cutoff count as one day on both sides (folded or not yet, they read alike).
+   */
   async function drift(): Promise<unknown[]> {
+    const cutoff = new Date(utcDayOf(clock.now()).getTime() - 2 * 24 * HOUR).toISOString();
     return t.app.db.sql.query(
-      `WITH kept AS (SELECT "workspaceId", list, k1, k2, "expiryDay", sum(n)::int AS n FROM "ListCount" GROUP BY 1, 2, 3, 4, 5),
+      `WITH kept AS (SELECT "workspaceId", list, k1, k2, CASE WHEN "expiryDay" < $1::timestamptz THEN '-infinity' ELSE "expiryDay" END AS "expiryDay", sum(n)::int AS n
+                       FROM "ListCount" GROUP BY 1, 2, 3, 4, 5),
             counted AS (
-              SELECT "workspaceId", 'Invoice' AS list, status::text AS k1, list_count_accounts("bankAccountIds") AS k2, list_count_day("expiresAt") AS "expiryDay", count(*)::int AS n FROM "Invoice" GROUP BY 1, 2, 3, 4, 5
+              SELECT "workspaceId", 'Invoice' AS list, status::text AS k1, list_count_accounts("bankAccountIds") AS k2,
+                     CASE WHEN list_count_day("expiresAt") < $1::timestamptz THEN '-infinity' ELSE list_count_day("expiresAt") END AS "expiryDay", count(*)::int AS n
+                FROM "Invoice" GROUP BY 1, 2, 3, 4, 5
               UNION ALL SELECT "workspaceId", 'Transaction', "bankAccountId", CASE WHEN "matchedInvoiceId" IS NULL THEN 'U' ELSE 'M' END || CASE WHEN hidden THEN 'H' ELSE '' END, 'infinity'::timestamptz, count(*)::int
                 FROM "Transaction" WHERE "deletedAt" IS NULL GROUP BY 1, 2, 3, 4, 5
               UNION ALL SELECT "workspaceId", 'CashReceipt', status::text, type::text, 'infinity'::timestamptz, count(*)::int FROM "CashReceipt" WHERE "deletedAt" IS NULL GROUP BY 1, 2, 3, 4, 5)
        SELECT coalesce(k.list, c.list) AS list, coalesce(k.k1, c.k1) AS k1, coalesce(k.k2, c.k2) AS k2, coalesce(k."expiryDay", c."expiryDay") AS day, k.n AS kept, c.n AS counted
          FROM kept k FULL JOIN counted c USING ("workspaceId", list, k1, k2, "expiryDay")
         WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)`,
+      [cutoff],
     );
   }
 
@@ -181,9 +190,35 @@ describe(`list totals from kept counts on ${dbLabel}`, () => {
     await checkAll('30 seconds after it');
     clock.advance(60_000);
     await checkAll('90 seconds after it');
+
+    // Days long past folded into one cell per status and accounts; the totals do not move.
+    clock.advance(4 * 24 * HOUR);
+    const cells = async () => (await t.app.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "ListCount" WHERE list = 'Invoice'`))[0]!.n;
+    const before = await cells();
+    const folded = await foldPastExpiryDays(t.app.deps.sql, clock.now());
+    expect(folded).toBeGreaterThan(0);
+    expect(await cells()).toBeLessThan(before);
+    const [left] = await t.app.db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "ListCount" WHERE list = 'Invoice' AND "expiryDay" < $1::timestamptz AND "expiryDay" <> '-infinity'`,
+      [new Date(utcDayOf(clock.now()).getTime() - 2 * 24 * HOUR).toISOString()],
+    );
+    expect(left!.n).toBe(0);
+    await checkAll('after folding the days long past');
+    // An invoice of a folded day changes: its day's cell comes back (at -1), the sums stay exact; folded again.
+    const pendingOld = made.filter((_, i) => i % expiries.length < 3 && i > 10);
+    expect(pendingOld.length).toBeGreaterThan(0);
+    expect((await req('DELETE', `/v1/invoices/${pendingOld[0]!.id}`)).status).toBe(200);
+    await checkAll('a folded day\'s invoice deleted (v1)');
+    expect(await foldPastExpiryDays(t.app.deps.sql, clock.now())).toBeGreaterThan(0);
+    await checkAll('folded again');
+    expect(await foldPastExpiryDays(t.app.deps.sql, clock.now())).toBe(0);
   }, 600_000);
 
-  it('after a storm of concurrent creates, deposits, payments and cancels, and while it runs', async () => {
+  it('after a storm of concurrent creates, deposits, payments, cancels and folds, and while it runs', async () => {
+    // Invoices of a day soon long past, deleted during the storm while the fold runs too.
+    const old = [];
+    for (let i = 0; i < 6; i++) old.push(await create({ expireAfter: '30m' }));
+    clock.advance(4 * 24 * HOUR);
     const pending = [];
     for (let i = 0; i < 16; i++) pending.push(await create({ expireAfter: i % 2 ? '1d' : undefined, accounts: i % 3 ? [] : [m.bankAccount.id] }));
     const writes = [
@@ -195,6 +230,8 @@ describe(`list totals from kept counts on ${dbLabel}`, () => {
       ...Array.from({ length: 10 }, (_, i) => () => deposit(`폭풍입금${i}`, 3_000 + i)),
       // The same invoices paid twice and canceled at once: one of each pair wins, the other is refused.
       ...pending.slice(0, 3).map((p) => () => req('POST', `/v1/invoices/${p.id}/mark-as-paid`)),
+      ...old.map((p) => () => req('DELETE', `/v1/invoices/${p.id}`)),
+      ...Array.from({ length: 3 }, () => () => foldPastExpiryDays(t.app.deps.sql, clock.now())),
     ];
     const reads = Array.from({ length: 12 }, (_, i) => () => req('GET', i % 2 ? '/v1/invoices?offset=0&limit=20&paid=false&expired=false' : '/v1/transactions?offset=0&limit=20&matched=false'));
     const results = await Promise.all([...writes, ...reads].map((f) => f()));

@@ -23,8 +23,11 @@ function readStat(pid: number): Stat | null {
     const close = s.lastIndexOf(')');
     const comm = s.slice(s.indexOf('(') + 1, close);
     const f = s.slice(close + 2).split(' ');
-    // f[0] = state (field 3), f[1] = ppid (4), f[11] = utime (14), f[12] = stime (15)
-    return { pid, ppid: Number(f[1]), comm, cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SECOND };
+    // f[0] = state (field 3), f[1] = ppid (4), f[11] = utime (14), f[12] = stime (15), f[13] = cutime (16), f[14] =
+    // cstime (17): the CPU of its children that exited and were waited for. With them, a tree's sum does not drop when
+    // a process of it exits between two readings (a PostgreSQL backend's CPU passes to the postmaster that reaps it).
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return { pid, ppid: Number(f[1]), comm, cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
   } catch {
     return null; // gone meanwhile
   }
@@ -67,6 +70,8 @@ export interface TreeMemory {
   /** Sum of Pss over the processes, MB (shared pages divided among the processes sharing them). */
   pssMb: number;
   processes: number;
+  /** Pss summed per command name (node, postgres, ...), MB. */
+  pssByCommandMb: Record<string, number>;
 }
 
 /** Memory of the given processes now. */
@@ -74,35 +79,50 @@ export function memoryOf(pids: number[]): TreeMemory {
   let rss = 0;
   let pss = 0;
   let n = 0;
+  const byCommand: Record<string, number> = {};
   for (const pid of pids) {
     try {
-      rss += kbField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS');
-      pss += kbField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss');
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const own = kbField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss');
+      rss += kbField(status, 'VmRSS');
+      pss += own;
+      const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?';
+      byCommand[name] = (byCommand[name] ?? 0) + own / 1024;
       n++;
     } catch {
       /* exited meanwhile */
     }
   }
-  return { rssMb: rss / 1024, pssMb: pss / 1024, processes: n };
+  return { rssMb: rss / 1024, pssMb: pss / 1024, processes: n, pssByCommandMb: byCommand };
 }
 
-/** CPU time (user + system, ms) the given processes have used so far (a process that exited is not counted). */
+/**
+ * CPU time (user + system, ms) the given processes and their exited, reaped children have used so far (a process of
+ * the list that exited itself is not counted).
+ */
 export function cpuOf(pids: number[]): number {
   return pids.reduce((a, pid) => a + (readStat(pid)?.cpuMs ?? 0), 0);
 }
 
 /**
  * Samples the memory of a tree (re-walked each time: children come and go) every `everyMs` until stopped; the peak
- * of the RSS sum and of the PSS sum.
+ * of the RSS sum and of the PSS sum, and how the PSS peak divided among the commands.
  */
-export function sampleTreeMemory(root: () => number[], everyMs = 100): { stop(): { peakRssMb: number; peakPssMb: number; samples: number } } {
+export function sampleTreeMemory(
+  root: () => number[],
+  everyMs = 100,
+): { stop(): { peakRssMb: number; peakPssMb: number; samples: number; atPeakPssByCommandMb: Record<string, number> } } {
   let peakRss = 0;
   let peakPss = 0;
+  let atPeak: Record<string, number> = {};
   let samples = 0;
   const take = () => {
     const m = memoryOf(root());
     peakRss = Math.max(peakRss, m.rssMb);
-    peakPss = Math.max(peakPss, m.pssMb);
+    if (m.pssMb > peakPss) {
+      peakPss = m.pssMb;
+      atPeak = m.pssByCommandMb;
+    }
     samples++;
   };
   take();
@@ -111,7 +131,7 @@ export function sampleTreeMemory(root: () => number[], everyMs = 100): { stop():
     stop() {
       clearInterval(timer);
       take();
-      return { peakRssMb: peakRss, peakPssMb: peakPss, samples };
+      return { peakRssMb: peakRss, peakPssMb: peakPss, samples, atPeakPssByCommandMb: atPeak };
     },
   };
 }
