@@ -25,10 +25,10 @@ import { build, bundleOptions, isStale, ownSourcesOnly } from '../../scripts/bui
 const argv = process.argv.slice(2);
 const RUNS = Number(argv[argv.indexOf('--runs') + 1] || 0) || 5;
 const onPg = argv.includes('--pg');
-const FLAGS = startNodeFlags();
+const FLAGS = startNodeFlags(onPg ? 'postgres' : 'embedded');
 const TSX_START = [...FLAGS, '--import', 'tsx', 'src/main.ts'];
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-const BUNDLE_START = pkg.scripts.start.trim().split(/\s+/).slice(1);
+// What scripts/start.sh execs (`npm start`).
+const BUNDLE_START = [...FLAGS, 'scripts/start.mjs'];
 
 if (isStale()) await build();
 

@@ -30,7 +30,7 @@ import { bootstrap, ServiceClient, type Bootstrapped } from '../../src/cli/clien
 import { embeddedEngineOf, embeddedServerUrl, openPgliteOffline, type EmbeddedEngine } from './lib/embedded-db.ts';
 import { runLoad, type LoadJob, type LoadResult } from './lib/load.ts';
 import { cpuOf, memoryOf, processTree, sampleTreeMemory, type TreeMemory } from './lib/proc-tree.ts';
-import { startRawWrites, type RawWrites } from './lib/raw-writes.ts';
+import { RAW_APPLICATION_NAME, startRawWrites, type RawWrites } from './lib/raw-writes.ts';
 import { pickDeposits, seedInvoices, type DepositTarget } from './lib/seed.ts';
 import { median, ms, num, table } from './lib/stats.ts';
 
@@ -241,12 +241,32 @@ export async function scenarioEmbedded(ctx: BenchContext): Promise<void> {
     step(`embedded PostgreSQL reached at ${serverUrl}`);
     await seedAndPick(serverUrl);
   }
-  const raw: RawWrites = await startRawWrites(engine === 'pglite' ? { kind: 'pglite', dataDir: rawDataDir! } : { kind: 'pg', url: serverUrl!, poolSize: 10 });
+  const raw: RawWrites = await startRawWrites(engine === 'pglite' ? { kind: 'pglite', dataDir: rawDataDir! } : { kind: 'pg', url: serverUrl!, poolSize: 10 }, 'embedded');
   ctx.cleanups.push(() => raw.stop());
   step(`raw baseline: ${engine === 'pglite' ? `node:http + its own PGlite on a copy of the data directory (${raw.url})` : `node:http + pg pool of 10 on the app's embedded server (${raw.url})`}`);
 
-  // 4. Load, sides alternating per round; memory of the app's tree sampled throughout.
-  const sampler = sampleTreeMemory(() => svc.pids());
+  // 4. Load, sides alternating per round; memory of the app's tree sampled throughout. The raw baseline's backends
+  // are children of the app's server too: they are left out of its memory (looked up by their application_name), as
+  // is this lookup's own.
+  const rawBackends = new Set<number>();
+  let stopWatchingRaw = async () => {};
+  if (serverUrl) {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    admin.on('error', () => {}); // the server stops with the service
+    await admin.connect();
+    const refresh = async () => {
+      const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 OR pid = pg_backend_pid()`, [RAW_APPLICATION_NAME]);
+      for (const { pid } of rows) rawBackends.add(pid);
+    };
+    await refresh();
+    const watchRaw = setInterval(() => void refresh().catch(() => {}), 500);
+    stopWatchingRaw = async () => {
+      clearInterval(watchRaw);
+      await admin.end().catch(() => {});
+    };
+    ctx.cleanups.push(stopWatchingRaw);
+  }
+  const sampler = sampleTreeMemory(() => svc.pids().filter((pid) => !rawBackends.has(pid)));
   const appTreeCpu = () => cpuOf(svc.pids());
   const sides = [
     { key: 'app', url, label: 'app (npm start)' },
@@ -311,6 +331,7 @@ export async function scenarioEmbedded(ctx: BenchContext): Promise<void> {
     }
   }
   const peak = sampler.stop();
+  await stopWatchingRaw();
   await raw.stop();
 
   // 5. Every deposit paid the invoice it was sent for (PGlite: read after the app stopped; a server: now).

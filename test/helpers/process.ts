@@ -6,20 +6,23 @@ import { until } from './wait.ts';
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
 /**
- * The node arguments of an npm script (package.json: `node <args>`), to run what `npm start` / `npm run cli` run in one
- * process without npm and its shell in between (a SIGKILL to the child then reaches the server itself, not npm).
+ * The command of an npm script (package.json: `node <args>`, or `sh <script> <args>` for `npm start`, whose script
+ * execs node), to run what `npm start` / `npm run cli` run without npm and its shell in between: the child is then
+ * the server itself (a SIGKILL to it reaches the server, not npm).
  */
-function scriptArgs(script: 'start' | 'cli'): string[] {
+function scriptCommand(script: 'start' | 'cli'): [string, string[]] {
   const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
-  const [node, ...args] = pkg.scripts[script].trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`package.json scripts.${script} does not run node: ${pkg.scripts[script]}`);
-  return args;
+  const [cmd, ...args] = pkg.scripts[script].trim().split(/\s+/);
+  if (cmd === 'node') return [process.execPath, args];
+  if (cmd === 'sh') return ['/bin/sh', args];
+  throw new Error(`package.json scripts.${script} runs neither node nor sh: ${pkg.scripts[script]}`);
 }
 
 /** `npm start` (the service) or `npm run cli -- <args>` to its end: exit code and output. */
 export function runScript(script: 'start' | 'cli', args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...scriptArgs(script), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const [cmd, scriptArgs] = scriptCommand(script);
+    const child = spawn(cmd, [...scriptArgs, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -30,7 +33,8 @@ export function runScript(script: 'start' | 'cli', args: string[], env: Record<s
 
 /** Starts the service as `npm start` does and resolves once /healthz answers 200. */
 export async function startServerProcess(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, scriptArgs('start'), { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
+  const [cmd, args] = scriptCommand('start');
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) } });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

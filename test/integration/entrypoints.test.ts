@@ -1,10 +1,11 @@
 /** The real entry points: `npm start` (scripts/start.mjs: the bundle of src/main.ts) on the embedded database, and the CLI's bootstrap and deposit. */
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/cli/client.ts';
-import { freePort, runScript, startServerProcess } from '../helpers/process.ts';
+import { freePort, ROOT, runScript, startServerProcess } from '../helpers/process.ts';
 import { eventually } from '../helpers/wait.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -26,6 +27,20 @@ describe('npm start and the CLI', () => {
   it('serves /healthz and /readyz on the embedded database under DATA_DIR', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', database: 'embedded' });
+  });
+
+  it("scripts/start.sh execs node in its own place with the embedded database's flags (16 MB semi-spaces); 64 with DATABASE_URL", async () => {
+    // The child is node itself (exec), so signals reach the service.
+    const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv[0]).toMatch(/node$/);
+    expect(argv).toContain('--max-semi-space-size=16');
+    expect(argv).toContain('--no-memory-reducer');
+    // The other branch, without running a service: a stand-in `node` on PATH prints what it was given.
+    const bin = mkdtempSync(join(tmpdir(), 'btp-fake-node-'));
+    writeFileSync(join(bin, 'node'), '#!/bin/sh\necho "$@"\n', { mode: 0o755 });
+    const run = (env: Record<string, string>) => spawnSync('/bin/sh', ['scripts/start.sh', 'x'], { cwd: ROOT, env: { PATH: `${bin}:/usr/bin:/bin`, ...env }, encoding: 'utf8' }).stdout.trim();
+    expect(run({ DATABASE_URL: 'postgresql://db/x' })).toMatch(/^--max-semi-space-size=64 --no-memory-reducer scripts\/start\.mjs x$/);
+    expect(run({})).toMatch(/^--max-semi-space-size=16 --no-memory-reducer scripts\/start\.mjs x$/);
   });
 
   it('cli bootstrap prints an account, workspace, verified bank account, business info and an API key as JSON', async () => {

@@ -1,18 +1,15 @@
 /**
- * The Node.js flags `npm start` runs the service with (package.json scripts.start: `node <flags> scripts/start.mjs`),
- * so that the bench's server processes — the app and, for a like-for-like comparison, the raw baselines — run as the
- * service is deployed (README: runtime flags).
+ * The Node.js flags `npm start` runs the service with (scripts/start.sh: one set on the embedded database, another
+ * with DATABASE_URL), so that the bench's server processes — the app and, for a like-for-like comparison, the raw
+ * baselines — run as the service is deployed (README: runtime flags).
  */
 import { readFileSync } from 'node:fs';
 
-export function startNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const [node, ...args] = pkg.scripts.start.trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`package.json scripts.start does not run node: ${pkg.scripts.start}`);
-  const flags: string[] = [];
-  for (let i = 0; i < args.length && args[i].startsWith('--'); i++) {
-    if (args[i] === '--import') i++; // a loader (tsx): the bench's processes already carry it
-    else flags.push(args[i]);
-  }
-  return flags;
+/** `embedded`: the flags without DATABASE_URL; `postgres` (default): with it. */
+export function startNodeFlags(mode: 'embedded' | 'postgres' = 'postgres'): string[] {
+  const script = readFileSync(new URL('../../../scripts/start.sh', import.meta.url), 'utf8');
+  const name = mode === 'embedded' ? 'EMBEDDED_FLAGS' : 'SERVER_FLAGS';
+  const m = new RegExp(`^${name}="([^"]*)"$`, 'm').exec(script);
+  if (!m) throw new Error(`scripts/start.sh does not set ${name}="..."`);
+  return m[1]!.split(/\s+/).filter(Boolean);
 }

@@ -40,9 +40,10 @@ export interface RawWrites {
 
 const SELF = fileURLToPath(import.meta.url);
 
-export function startRawWrites(db: RawDatabase): Promise<RawWrites> {
+/** `flags`: which of `npm start`'s flag sets the process runs with (that of the app it is compared with). */
+export function startRawWrites(db: RawDatabase, flags: 'embedded' | 'postgres' = 'postgres'): Promise<RawWrites> {
   // Run like the app (the flags of `npm start`), for a like-for-like comparison.
-  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...startNodeFlags()] });
+  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...startNodeFlags(flags)] });
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`raw writes process exited with ${code}`));
     child.once('exit', onExit);
@@ -81,10 +82,14 @@ interface Db {
   close(): Promise<void>;
 }
 
+/** The application_name of the raw baseline's connections. */
+export const RAW_APPLICATION_NAME = 'bench-raw-writes';
+
 async function openDb(d: RawDatabase): Promise<Db> {
   if (d.kind === 'pg') {
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: d.url, max: d.poolSize });
+    // Named, so that a bench sharing the server with the app can tell these backends from the app's (embedded.ts).
+    const pool = new pg.Pool({ connectionString: d.url, max: d.poolSize, application_name: RAW_APPLICATION_NAME });
     pool.on('error', () => {});
     // Every statement prepared on each connection (the app prepares its hot statements): the texts here are fixed.
     const names = new Map<string, string>();
