@@ -40,7 +40,11 @@ export function createSofaApi(maxBodyBytes: number) {
     return response;
   };
 
-  const router = useSofa({
+  // Built on the first request under /api, not at start-up: sofa walks the whole schema to make its routes and its
+  // OpenAPI document (~250-350 ms of a 2-core machine's start), and most services never serve /api.
+  let sofaRouter: ReturnType<typeof useSofa> | undefined;
+  const router = () => (sofaRouter ??= buildRouter());
+  const buildRouter = () => useSofa({
     basePath: SOFA_BASE,
     schema,
     execute: run as typeof execute,
@@ -81,7 +85,7 @@ export function createSofaApi(maxBodyBytes: number) {
       }
       bounded = new Request(request.url, { method: request.method, headers: request.headers, body: text });
     }
-    const response = (await router.fetch(bounded, { graphQLContext })) as Response | undefined;
+    const response = (await router().fetch(bounded, { graphQLContext })) as Response | undefined;
     // No route matched (a path without its id, a trailing slash ...): sofa gives nothing back.
     if (!response) return refuse(new DomainError('ROUTE_NOT_FOUND'));
     for (const cause of CAUSES.get(response) ?? []) log.caught(cause);
