@@ -8,7 +8,7 @@
  * Plain JavaScript (not TypeScript): it runs before anything is compiled and without tsx.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -223,7 +223,10 @@ function writeAtomically(path, contents) {
 export async function build() {
   const began = Date.now();
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({ ...bundleOptions(), entryPoints: ENTRIES, outdir: DIST });
+  // Split: what the entry points share, and what src/main.ts imports dynamically (the app, after it has started the
+  // embedded database), are chunks of their own. dist/main.js is then small: the database starts before the ~6 MB of
+  // the app are parsed, and the two overlap.
+  const result = await esbuild.build({ ...bundleOptions(), entryPoints: ENTRIES, outdir: DIST, splitting: true, chunkNames: 'chunk-[hash]' });
   const inputs = new Set(EXTRA_INPUTS);
   // Relative to ROOT; packages' files (under node_modules, or the path a linked node_modules points to) are left out.
   for (const f of Object.keys(result.metafile.inputs)) if (!f.includes('node_modules/') && !f.startsWith('../')) inputs.add(f);
@@ -232,11 +235,31 @@ export async function build() {
   const manifest = { inputs: fingerprint([...inputs].sort()) };
   for (const [f, v] of Object.entries(manifest.inputs)) if (v && v[1] >= began) manifest.inputs[f] = null;
   mkdirSync(DIST, { recursive: true });
-  for (const file of result.outputFiles) {
+  // Chunks (named by their content) before the entry points that import them, the manifest last.
+  const entries = new Set(Object.keys(ENTRIES).flatMap((name) => [join(DIST, `${name}.js`), join(DIST, `${name}.js.map`)]));
+  const ordered = [...result.outputFiles].sort((a, b) => Number(entries.has(a.path)) - Number(entries.has(b.path)));
+  for (const file of ordered) {
     writeAtomically(file.path, file.path.endsWith('.map') ? JSON.stringify(ownSourcesOnly(JSON.parse(file.text))) : file.contents);
   }
   writeAtomically(MANIFEST, JSON.stringify(manifest));
+  removeOldChunks(new Set(result.outputFiles.map((f) => f.path)));
   return result;
+}
+
+/**
+ * Chunks of earlier builds go, once they are a minute old: a service started just before this build may still be
+ * about to import the chunks its dist/main.js named.
+ */
+function removeOldChunks(current) {
+  for (const name of readdirSync(DIST)) {
+    const path = join(DIST, name);
+    if (!/^chunk-.*\.js(\.map)?$/.test(name) || current.has(path)) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > 60_000) rmSync(path, { force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

@@ -163,9 +163,12 @@ function serverEnv(): NodeJS.ProcessEnv {
 async function initCluster(r: Runner, bin: string, dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   giveTo(r, dir);
-  const args = ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'];
+  // --no-sync, then one sync of the file system: initdb's own sync (each file and directory in turn) took ~0.25 s of
+  // a first start; one syncfs flushes the same files (and directories) to disk in ~0.1 s.
+  const args = ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions', '--no-sync'];
   try {
     await run(r, join(bin, 'initdb'), args);
+    await syncFileSystem(dir);
   } catch (e) {
     if (r.mode === 'user' && /Permission denied|could not (access|change)/i.test((e as Error).message)) {
       throw new EmbeddedPostgresError(
@@ -175,6 +178,18 @@ async function initCluster(r: Runner, bin: string, dir: string): Promise<void> {
     }
     throw e;
   }
+}
+
+/** Flushes the file system holding `dir` to disk (`sync -f`; a plain `sync` where that is not available). */
+async function syncFileSystem(dir: string): Promise<void> {
+  const sync = (args: string[]) =>
+    new Promise<boolean>((res) => {
+      const child = spawn('sync', args, { stdio: 'ignore' });
+      child.on('error', () => res(false));
+      child.on('exit', (code) => res(code === 0));
+    });
+  if (process.platform === 'linux' && (await sync(['-f', dir]))) return;
+  if (!(await sync([]))) throw new EmbeddedPostgresError(`could not sync ${dir} to disk (the sync command failed)`);
 }
 
 /** The directory of the server's socket: the cluster itself when its path is short enough. */
