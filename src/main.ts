@@ -1,7 +1,13 @@
 /** Entry point: read the configuration, build the app, listen; SIGTERM/SIGINT stop it gracefully. */
-import { ConfigError, loadConfig } from './config/config.ts';
+import { embeddedDataDirOf } from './config/data-dir.ts';
 import { prestartEmbeddedPostgres } from './db/embedded-postgres.ts';
 
+// The embedded database starts first, while the rest of the service loads (the configuration's checks included: a
+// bad value stops the service below, and the database with it).
+const embedded = embeddedDataDirOf(process.env);
+if (embedded) prestartEmbeddedPostgres(embedded);
+
+const { ConfigError, loadConfig } = await import('./config/config.ts');
 let config;
 try {
   config = loadConfig();
@@ -13,8 +19,6 @@ try {
   throw e;
 }
 
-// The embedded database starts while the rest of the service loads.
-if (!config.DATABASE_URL) prestartEmbeddedPostgres(config.DATA_DIR);
 const { buildApp } = await import('./http/app.ts');
 const app = await buildApp(config);
 await app.start();

@@ -2,6 +2,7 @@
  * The service's configuration: one zod schema over environment variables, parsed once at start-up.
  * A bad value stops start-up with a message that names the variable.
  */
+import { DEFAULT_DATA_DIR } from './data-dir.ts';
 import { z } from 'zod';
 
 const bool = z
@@ -29,7 +30,7 @@ const urlWith = (protocols: string[]) =>
 export const configSchema = z.object({
   PORT: intFrom(0, 65535).default(4000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  DATA_DIR: z.string().min(1).default('./data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   DATABASE_URL: urlWith(['postgres:', 'postgresql:']).optional(),
   /** Pool size for PostgreSQL. */
   DATABASE_POOL_SIZE: intFrom(1, 200).default(10),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { embeddedDataDirOf } from '../../src/config/data-dir.ts';
 
 describe('configuration (one zod schema over environment variables)', () => {
   it('defaults: port 4000, ./data, embedded database, agency delay 2000 ms', () => {
@@ -57,5 +58,14 @@ describe('configuration (one zod schema over environment variables)', () => {
 
   it('an empty variable counts as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(4000);
+  });
+});
+
+describe('the embedded database directory read before the configuration (src/main.ts)', () => {
+  it('is the DATA_DIR loadConfig reads, and none with DATABASE_URL', () => {
+    for (const env of [{}, { DATA_DIR: '' }, { DATA_DIR: '/var/lib/btp' }, { DATABASE_URL: '' }, { DATABASE_URL: '', DATA_DIR: 'x' }]) {
+      expect(embeddedDataDirOf(env), JSON.stringify(env)).toBe(loadConfig(env).DATA_DIR);
+    }
+    expect(embeddedDataDirOf({ DATABASE_URL: 'postgresql://db/app', DATA_DIR: 'x' })).toBeNull();
   });
 });
