@@ -75,14 +75,21 @@ export async function pageOfIds(
   total: ListTotal,
 ): Promise<{ ids: string[]; total: number }> {
   const where = w.toString();
+  const c = total.counted ? countedStatement(table as CountedTable, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
   const count = async (q: RawSql) => {
-    const c = total.counted ? countedStatement(table as CountedTable, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
     const [row] = await q.query<{ n: bigint | number | string }>(c.text, [...w.params, ...c.extra]);
     return Number(row?.n ?? 0);
   };
-  const ids = async (q: RawSql, order: string, offset: number, limit: number) =>
-    (await q.query<{ id: string }>(`SELECT id FROM "${table}" WHERE ${where} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`, w.params)).map((r) => r.id);
-  if (page.offset < LIST_PAGING.deepOffset) return { total: await count(deps.sql), ids: await ids(deps.sql, orderBy, page.offset, page.limit) };
+  const idsSql = (order: string, offset: number, limit: number) => `SELECT id FROM "${table}" WHERE ${where} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`;
+  const ids = async (q: RawSql, order: string, offset: number, limit: number) => (await q.query<{ id: string }>(idsSql(order, offset, limit), w.params)).map((r) => r.id);
+  if (page.offset < LIST_PAGING.deepOffset) {
+    // The total and the page in one statement (one round trip, one snapshot): each is planned as it is alone.
+    const [row] = await deps.sql.query<{ n: bigint | number | string; ids: string[] }>(
+      `SELECT (${c.text}) AS n, ARRAY(${idsSql(orderBy, page.offset, page.limit)}) AS ids`,
+      [...w.params, ...c.extra],
+    );
+    return { total: Number(row?.n ?? 0), ids: row?.ids ?? [] };
+  }
   return deps.sql.transaction(async (q) => {
     await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     const n = await count(q);

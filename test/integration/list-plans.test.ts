@@ -26,6 +26,7 @@ interface PlanNode {
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
+  'Parent Relationship'?: string;
   Plans?: PlanNode[];
 }
 const nodes = (p: PlanNode): PlanNode[] => [p, ...(p.Plans ?? []).flatMap(nodes)];
@@ -84,7 +85,11 @@ describe(`list plans on ${dbLabel}`, () => {
     bankAccountIds: null,
   };
 
-  /** The statements `list` sends, each with the rows its plan reads from `table`, and what it returned. */
+  /**
+   * The parts `list` sends — the total and the page, each with the rows its plan reads from `table` — and what it
+   * returned. A page near the start sends both in one statement (`SELECT (<total>) AS n, ARRAY(<page>) AS ids`), whose
+   * plan is a Result over one InitPlan each: they are told apart as two parts.
+   */
   async function statementsOf(table: string, list: (deps: Deps) => Promise<{ ids: string[]; total: number }>) {
     const sent: { text: string; params: unknown[] }[] = [];
     const record = (text: string, params: unknown[]) => void (/^\s*SET /i.test(text) || sent.push({ text, params }));
@@ -104,10 +109,17 @@ describe(`list plans on ${dbLabel}`, () => {
       const rows = await sql.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.params);
       const raw = rows[0]!['QUERY PLAN'];
       const plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[])[0]!.Plan;
-      const read = nodes(plan)
-        .filter((n) => n['Relation Name'] === table)
-        .reduce((sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1), 0);
-      out.push({ text: s.text.replace(/\s+/g, ' '), read });
+      const read = (p: PlanNode) =>
+        nodes(p)
+          .filter((n) => n['Relation Name'] === table)
+          .reduce((sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1), 0);
+      const text = s.text.replace(/\s+/g, ' ');
+      const combined = /^SELECT \((.*)\) AS n, ARRAY\((SELECT id .*)\) AS ids$/.exec(text);
+      if (combined) {
+        expect(plan['Node Type']).toBe('Result');
+        expect(plan.Plans?.map((p) => p['Parent Relationship'])).toEqual(['InitPlan', 'InitPlan']);
+        out.push({ text: combined[1]!, read: read(plan.Plans![0]!) }, { text: combined[2]!, read: read(plan.Plans![1]!) });
+      } else out.push({ text, read: read(plan) });
     }
     return { result, statements: out };
   }

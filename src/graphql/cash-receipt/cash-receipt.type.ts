@@ -87,6 +87,7 @@ builder.queryField('cashReceipt', (t) =>
 
 defineIdList({
   item: CashReceiptObject,
+  model: 'CashReceipt',
   filter: CashReceiptFilter,
   listIds: (ctx, filter, offset, limit) => listCashReceiptIds(ctx.deps, ctx.principal, { ...filter, offset, limit }),
   findMany: (ctx, args) => ctx.prisma.cashReceipt.findMany(args),

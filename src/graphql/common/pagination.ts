@@ -4,6 +4,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import { DomainError } from '../../domain/errors.ts';
 import { MAX_PAGE_SIZE } from '../../domain/paging.ts';
+import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { GraphQLContext } from '../context.ts';
 import { builder } from '../builder.ts';
 
@@ -90,6 +91,8 @@ export interface IdPage {
 /** One list of the API: its item type, its filter, its domain read and one findMany; the texts are the SDL's. */
 export interface IdList<Filter, Row extends { id: string }> {
   item: ObjectRef<Types, Row>;
+  /** The Prisma model of the items (and its table): a page that selects none of its relations is read by rowsByIds. */
+  model: ListedModel;
   filter: InputObjectRef<Types, Filter>;
   listIds: (ctx: GraphQLContext, filter: Filter | null | undefined, offset: number, limit: number) => Promise<IdPage>;
   /** Reads the rows of `args.where` with the selection spread into `args` (one query for the whole page). */
@@ -98,10 +101,46 @@ export interface IdList<Filter, Row extends { id: string }> {
   connection: { field: string; description: string; typeDescription: string; totalCount: string };
 }
 
-/** The rows of `ids` in that order, each with the selection the query asks for at `path`. */
-async function loadInIdOrder<Row extends { id: string }>(findMany: IdList<unknown, Row>['findMany'], ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]): Promise<Row[]> {
+export type ListedModel = 'Invoice' | 'Transaction' | 'CashReceipt';
+
+/**
+ * Scalar types the driver reads as Prisma gives them: text → string, int4 → number, boolean, timestamptz → Date (every
+ * DateTime of the listed models is timestamptz(3)), jsonb → its parsed value, text[] → string[], an enum → its label.
+ */
+const DRIVER_TYPES = new Set(['String', 'Int', 'Boolean', 'DateTime', 'Json']);
+const rowStatements = new Map<ListedModel, string>();
+
+/** The statement reading the rows of some ids of `model` with every scalar column, named as Prisma names the fields. */
+export function rowsByIdsStatement(model: ListedModel): string {
+  let text = rowStatements.get(model);
+  if (!text) {
+    const columns = getDatamodel().datamodel.models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum');
+    const unread = columns.find((f) => (f.kind === 'scalar' && !DRIVER_TYPES.has(f.type)) || (f.isList && !(f.kind === 'scalar' && f.type === 'String')));
+    if (unread) throw new Error(`rowsByIds: ${model}.${unread.name} (${unread.type}${unread.isList ? '[]' : ''}) is not read by the driver as Prisma reads it`);
+    text = `SELECT ${columns.map((f) => `"${f.name}"`).join(', ')} FROM "${model}" WHERE id = ANY($1::text[])`;
+    rowStatements.set(model, text);
+  }
+  return text;
+}
+
+/**
+ * The rows of `ids` (in any order) as `prisma.<model>.findMany({ where: { id: { in: ids } } })` returns them — the
+ * same fields, values and types — in one prepared statement: a page of 20 rows through Prisma cost ~1.3 ms of node
+ * CPU (query compilation, interpretation and result mapping), through the driver a fraction of it.
+ */
+export async function rowsByIds<Row>(ctx: Pick<GraphQLContext, 'deps'>, model: ListedModel, ids: string[]): Promise<Row[]> {
+  return ctx.deps.sql.query<Row>(rowsByIdsStatement(model), [ids], { prepare: true });
+}
+
+/**
+ * The rows of `ids` in that order, each with the selection the query asks for at `path`: with the relations it
+ * selects through Prisma, else (the REST faces' pages, every scalar field) straight from the driver.
+ */
+async function loadInIdOrder<Row extends { id: string }>(list: Pick<IdList<unknown, Row>, 'model' | 'findMany'>, ctx: GraphQLContext, info: GraphQLResolveInfo, path: string[], ids: string[]): Promise<Row[]> {
   if (ids.length === 0) return [];
-  return inIdOrder(ids, await findMany(ctx, { ...selectionAt(ctx, info, path), where: { id: { in: ids } } }));
+  const query = selectionAt(ctx, info, path) as { include?: Record<string, unknown>; select?: Record<string, unknown> };
+  const scalarsOnly = !query.select && Object.keys(query.include ?? {}).length === 0;
+  return inIdOrder(ids, scalarsOnly ? await rowsByIds<Row>(ctx, list.model, ids) : await list.findMany(ctx, { ...query, where: { id: { in: ids } } }));
 }
 
 /**
@@ -113,7 +152,7 @@ export function defineIdList<Filter, Row extends { id: string }>(list: IdList<Fi
     description: list.page.typeDescription,
     fields: (t) => ({
       totalItems: t.exposeInt('totalItems', { description: list.page.totalItems }),
-      items: t.field({ type: [list.item], description: list.page.items, resolve: (page, _a, ctx, info) => loadInIdOrder(list.findMany, ctx, info, [], page.ids) }),
+      items: t.field({ type: [list.item], description: list.page.items, resolve: (page, _a, ctx, info) => loadInIdOrder(list, ctx, info, [], page.ids) }),
     }),
   });
 
@@ -146,7 +185,7 @@ export function defineIdList<Filter, Row extends { id: string }>(list: IdList<Fi
           const { offset, limit } = connectionWindow(window);
           // The domain's limit is 1-100: a `first: 0` page still asks for one id (for the total) and returns no node.
           const { ids, total } = await list.listIds(ctx, filter, offset, Math.max(limit, 1));
-          const nodes = limit === 0 ? [] : await loadInIdOrder(list.findMany, ctx, info, ['edges', 'node'], ids);
+          const nodes = limit === 0 ? [] : await loadInIdOrder(list, ctx, info, ['edges', 'node'], ids);
           return buildConnection(nodes, offset, total);
         },
       },

@@ -35,6 +35,7 @@ builder.queryField('invoice', (t) =>
 
 defineIdList({
   item: InvoiceType,
+  model: 'Invoice',
   filter: InvoiceFilter,
   // The domain's filter says hideCanceled where GraphQL's says includeCanceled (absent = include).
   listIds: (ctx, filter, offset, limit) => {

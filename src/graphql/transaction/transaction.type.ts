@@ -90,6 +90,7 @@ builder.queryField('transaction', (t) =>
 
 defineIdList({
   item: TransactionType,
+  model: 'Transaction',
   filter: TransactionFilter,
   listIds: (ctx, filter, offset, limit) => listTransactionIds(ctx.deps, ctx.principal, { ...filter, offset, limit }),
   findMany: (ctx, args) => ctx.prisma.transaction.findMany(args),
