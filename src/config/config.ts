@@ -33,7 +33,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   DATABASE_URL: urlWith(['postgres:', 'postgresql:']).optional(),
   /** Pool size for PostgreSQL. */
-  DATABASE_POOL_SIZE: intFrom(1, 200).default(10),
+  /** Unset: 10 with DATABASE_URL, 6 on the embedded database (src/db/database.ts serviceDatabaseOptions). */
+  DATABASE_POOL_SIZE: intFrom(1, 200).optional(),
   REDIS_URL: urlWith(['redis:', 'rediss:']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest. */

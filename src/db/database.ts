@@ -49,6 +49,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Connections to the embedded database when DATABASE_POOL_SIZE is not set (10 to an external one). */
+export const EMBEDDED_POOL_SIZE = 6;
+
 export type DatabaseOptions = { poolSize?: number } & (
   | /** PostgreSQL at this connection string. */ { databaseUrl: string }
   | /** The embedded server whose cluster is under this DATA_DIR (started here, stopped by close). */ { embeddedDataDir: string }
@@ -56,8 +59,10 @@ export type DatabaseOptions = { poolSize?: number } & (
 
 /** The service's database as its settings name it: DATABASE_URL, or the embedded server under DATA_DIR. */
 export function serviceDatabaseOptions(env: { DATABASE_URL?: string; DATA_DIR: string; DATABASE_POOL_SIZE?: number }): DatabaseOptions {
-  const poolSize = env.DATABASE_POOL_SIZE;
-  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize } : { embeddedDataDir: env.DATA_DIR, poolSize };
+  // The embedded database's connections are processes on the service's own machine, each ~8-10 MB under load: 6 keep
+  // its two cores busy (test/bench/README.md) within the memory goal.
+  if (!env.DATABASE_URL) return { embeddedDataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE ?? EMBEDDED_POOL_SIZE };
+  return { databaseUrl: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE ?? 10 };
 }
 
 /** Opens the database described by the options. */

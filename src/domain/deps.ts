@@ -53,6 +53,11 @@ export interface DomainSettings {
   /** Log-in attempts allowed per e-mail in `loginWindowMinutes` before refusing. */
   maxLoginFailures: number;
   loginWindowMinutes: number;
+  /**
+   * Batches of matched deposits of up to this many run as prepared statements (matched-deposit-statement.ts): planned
+   * once per connection, each text's plan kept by every connection. Unset: 1 (one deposit alone).
+   */
+  preparedDepositBatchMax?: number;
 }
 
 export interface Deps {

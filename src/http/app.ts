@@ -141,6 +141,9 @@ function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger,
       maxLoginFailures: 10,
       loginWindowMinutes: 15,
       webhookAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      // Prepared batches save planning (~0.3 ms of database CPU per deposit at 600/s) and cost each connection its
+      // plans (~75 MB over the embedded database's connections under load): on an external PostgreSQL only.
+      preparedDepositBatchMax: db.kind === 'postgres' ? 16 : 1,
     },
     agency,
     agencyResultDelayMs: config.AGENCY_URL && !opts.agency ? 60_000 : config.AGENCY_SIM_DELAY_MS,

@@ -413,10 +413,11 @@ export async function scenarioEmbedded(ctx: BenchContext): Promise<void> {
   log(`\n  engine ${engine}; CPU/request = CPU of the app's process tree + the raw process during the side's measured requests (the idle side's share included); medians of ${rounds} round(s); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 }
 
-/** "node 180, postgres 95" (MB of PSS per command). */
+/** "node 180, postgres 95 in 14" (MB of PSS per command, and how many processes when several). */
 function byCommand(mb: Record<string, number>): string {
   return Object.entries(mb)
+    .filter(([name]) => !name.endsWith(' processes'))
     .sort((a, b) => b[1] - a[1])
-    .map(([name, v]) => `${name} ${v.toFixed(0)}`)
+    .map(([name, v]) => `${name} ${v.toFixed(0)}${(mb[`${name} processes`] ?? 1) > 1 ? ` in ${mb[`${name} processes`]}` : ''}`)
     .join(', ');
 }

@@ -9,9 +9,6 @@ import { paidByDeposit, paidByDepositEvent, paidByDepositHistory, payInvoiceSql 
 import { depositInsertSql } from './deposit-row.ts';
 import type { AutoMatchMethod } from './name-matching.ts';
 
-/** Batches of up to this many matched deposits (without e-mails) run as prepared statements, one text per size. */
-const PREPARED_BATCH_MAX = 16;
-
 /** A deposit that matched exactly one invoice, ready to be stored together with paying it. */
 export interface MatchedDepositWrite {
   deposit: Transaction;
@@ -54,9 +51,10 @@ export async function storeMatchedDepositsInOneStatement(deps: Deps, workspaceId
      ${sorted.map((_, i) => `SELECT ${i} AS item, (SELECT sequence FROM event WHERE id = ${s.p(eventCtes.ids[i])}) AS "eventSequence" FROM deposit_${i} d`).join('\n     UNION ALL ')}`,
     s.values,
     // Prepared (parsed and planned once per connection, not per call: planning a batch took longer than running it)
-    // for one deposit, with or without its e-mail, and for batches of up to PREPARED_BATCH_MAX without e-mails: a
-    // bounded number of texts. Larger batches, or batches with e-mails (a text per combination), are planned each time.
-    { prepare: sorted.length === 1 || (sorted.length <= PREPARED_BATCH_MAX && !sorted.some((it) => it.mail)) },
+    // for one deposit, with or without its e-mail, and for batches of up to settings.preparedDepositBatchMax without
+    // e-mails: a bounded number of texts. Larger batches, or batches with e-mails (a text per combination), are
+    // planned each time.
+    { prepare: sorted.length === 1 || (sorted.length <= (deps.settings.preparedDepositBatchMax ?? 1) && !sorted.some((it) => it.mail)) },
   );
   deps.observe?.matchedDepositBatch?.(sorted.length);
   const byItem = new Map(rows.map(({ item, ...row }) => [Number(item), row]));

@@ -70,7 +70,7 @@ export interface TreeMemory {
   /** Sum of Pss over the processes, MB (shared pages divided among the processes sharing them). */
   pssMb: number;
   processes: number;
-  /** Pss summed per command name (node, postgres, ...), MB. */
+  /** Pss summed per command name (node, postgres, ...), MB; and under `<name> processes`, how many there were. */
   pssByCommandMb: Record<string, number>;
 }
 
@@ -88,6 +88,7 @@ export function memoryOf(pids: number[]): TreeMemory {
       pss += own;
       const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?';
       byCommand[name] = (byCommand[name] ?? 0) + own / 1024;
+      byCommand[`${name} processes`] = (byCommand[`${name} processes`] ?? 0) + 1;
       n++;
     } catch {
       /* exited meanwhile */
