@@ -108,6 +108,11 @@ function cases(m: Meta): Case[] {
     inv(`offset=${num(Math.floor(m.invoices / 2))} (the middle)`, `offset=${Math.floor(m.invoices / 2)}&limit=20`, 100, { offset: Math.floor(m.invoices / 2) }),
     inv(`paid=true offset=${num(deep(m.invoices * 0.55))}`, `offset=${deep(m.invoices * 0.55)}&limit=20&paid=true`, 100, { paid: true, offset: deep(m.invoices * 0.55) }),
     inv('key limited to one account', 'offset=0&limit=20', 20, {}, { limited: true }),
+    // Searches: one and two syllables (the short n-grams), three (trigrams), phone digits.
+    ...(['김', '민수'] as const).map((t) => inv(`search=${t}`, `offset=0&limit=20&search=${encodeURIComponent(t)}`, 50, { search: t })),
+    inv('search=김민수', `offset=0&limit=20&search=${encodeURIComponent('김민수')}`, 20, { search: '김민수' }),
+    inv('search=5678 (phone digits)', 'offset=0&limit=20&search=5678', 20, { search: '5678' }),
+    ...(['김', '민수'] as const).map((t) => trx(`search=${t}`, `offset=0&limit=20&search=${encodeURIComponent(t)}`, 50, { search: t })),
     ...(['PENDING', 'EXPIRED', 'PAID', 'CANCELED'] as const).map((s): Case => ({
       label: `v2 invoices status=${s}`,
       face: 'v2',
