@@ -14,6 +14,7 @@ import { systemClock } from '../../src/domain/clock.ts';
 import { listTransactionIds } from '../../src/domain/deposits/transaction-reads.ts';
 import type { Deps } from '../../src/domain/deps.ts';
 import { listInvoiceIds } from '../../src/domain/invoices/invoices.ts';
+import { workspaceRowsSql } from '../helpers/sql-fixtures.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 const ROWS = 6_000;
@@ -38,12 +39,7 @@ describe(`list plans on ${dbLabel}`, () => {
     await migrate(db.database);
     // Invoices over 400 days, a third expiring (some today), mixed statuses; deposits and receipts likewise.
     await db.database.sql.transaction(async (q) => {
-      await q.query(`INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_lplan', 'lplan@example.com', 'p', 'x')`);
-      await q.query(`INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_lplan', 'w', 'acc_lplan')`);
-      await q.query(
-        `INSERT INTO "BankAccount" (id, "workspaceId", "ownerId", provider, type, number, alias, "verificationCode", "verifiedAt", "notificationTokenHash")
-           VALUES ('bac_lplan', 'wsp_lplan', 'acc_lplan', 'SHINHAN', 'PERSONAL', '1100000000', 'a', '123456', now(), 'h_lplan')`,
-      );
+      for (const statement of workspaceRowsSql('lplan')) await q.query(statement);
       await q.query(
         `INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "customerName", amount, "searchText", status, "expiresAt", "createdAt", "bankAccountIds")
            SELECT 'ivc_lplan' || g, 'wsp_lplan', g, 'acc_lplan', '손님' || g, 1000 + g, 'x' || g,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsByIds, type ListedModel } from '../../src/graphql/common/pagination.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
+import { workspaceRowsSql } from '../helpers/sql-fixtures.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 
 describe(`list rows read by the driver, as Prisma reads them, on ${dbLabel}`, () => {
@@ -14,12 +15,7 @@ describe(`list rows read by the driver, as Prisma reads them, on ${dbLabel}`, ()
   beforeAll(async () => {
     db = await freshDatabase();
     await db.database.sql.transaction(async (q) => {
-      await q.query(`INSERT INTO "Account" (id, email, name, "passwordHash") VALUES ('acc_lrows', 'lrows@example.com', 'p', 'x')`);
-      await q.query(`INSERT INTO "Workspace" (id, name, "ownerId") VALUES ('wsp_lrows', 'w', 'acc_lrows')`);
-      await q.query(
-        `INSERT INTO "BankAccount" (id, "workspaceId", "ownerId", provider, type, number, alias, "verificationCode", "verifiedAt", "notificationTokenHash")
-           VALUES ('bac_lrows', 'wsp_lrows', 'acc_lrows', 'SHINHAN', 'PERSONAL', '1100000000', 'a', '123456', now(), 'h_lrows')`,
-      );
+      for (const statement of workspaceRowsSql('lrows')) await q.query(statement);
       // Every optional column set (…full) and unset (…bare); JSON of each shape: object, array, string, number, JSON null.
       await q.query(
         `INSERT INTO "Invoice" (id, "workspaceId", number, "issuerId", "createdByApiKeyId", status, "bankAccountIds", "customerName", "customerNameKey",
