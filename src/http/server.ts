@@ -46,6 +46,10 @@ export function createHttpServer(config: Config, handle: RequestHandler): HttpSe
         createServerAdapter(fetch as (r: Request, ctx: object) => Promise<Response>),
       );
       server.on('clientError', answerMalformedRequest);
+      // A client may close its sending side once its request is written (HTTP/1.1 allows it; netcat, some HTTP/1.0
+      // clients and proxies do). Node would then abort the request and close the connection unanswered if the answer
+      // was not written yet (any request that waits on the database); with this it finishes the answer, then closes.
+      (server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
       wss = new WebSocketServer({ server, path: '/graphql', maxPayload: config.MAX_BODY_BYTES });
       serveWebSocket(wss);
       const s = server;

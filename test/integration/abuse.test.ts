@@ -442,8 +442,11 @@ describe(`slow clients on ${dbLabel}`, () => {
     expect(r.text).toContain('{"code":"REQUEST_TIMEOUT"');
   });
 
-  /** Sends raw bytes and resolves with everything the server wrote before closing. */
-  function raw(bytes: string): Promise<string> {
+  /**
+   * Sends raw bytes and resolves with everything the server wrote before closing; `halfClose`: the client then closes
+   * its sending side at once (FIN), as netcat and some HTTP/1.0 clients do.
+   */
+  function raw(bytes: string, opts: { halfClose?: boolean } = {}): Promise<string> {
     return new Promise((resolve) => {
       const { port } = new URL(t.url);
       const socket = connect(Number(port), '127.0.0.1');
@@ -451,9 +454,16 @@ describe(`slow clients on ${dbLabel}`, () => {
       socket.on('data', (d) => (text += d.toString()));
       socket.on('close', () => resolve(text));
       socket.on('error', () => {});
-      socket.on('connect', () => socket.write(bytes));
+      socket.on('connect', () => socket.write(bytes, () => opts.halfClose && socket.end()));
     });
   }
+
+  it('a client that closes its sending side after its request still gets the answer (one that waits on the database)', async () => {
+    const request = `GET /v1/invoices?offset=0&limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_live_${'x'.repeat(40)}\r\nConnection: close\r\n\r\n`;
+    const text = await raw(request, { halfClose: true });
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'NOT_AUTHORIZED' });
+  });
 
   it('a request Node cannot parse is answered 400 in the JSON envelope, not a bare status line', async () => {
     const text = await raw('GET /healthz HTTP/1.1\r\nHost x\r\n\r\n');
