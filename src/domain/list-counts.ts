@@ -21,16 +21,8 @@
  */
 import type { SqlAccess } from './deps.ts';
 
-/**
- * The tables listed by pageOfIds (workspace-rows.ts; the name is written into the SQL, so only these) whose totals
- * the counters answer. The n-gram tables only for a gram of one character (countsSearchGram).
- */
-export type ListedTable = 'Invoice' | 'Transaction' | 'CashReceipt' | 'InvoiceSearchGram' | 'TransactionSearchGram';
-
-/** The n-gram counters keep one-character grams only (two-character terms match few rows, counted from the keys). */
-export function countsSearchGram(gram: string): boolean {
-  return [...gram].length === 1;
-}
+/** The tables listed by pageOfIds (workspace-rows.ts; the name is written into the SQL, so only these). */
+export type ListedTable = 'Invoice' | 'Transaction' | 'CashReceipt';
 
 /** Each list's cells as rows with the table's column names (`n` rows each). */
 const PSEUDO_ROWS: Record<ListedTable, string> = {
@@ -41,8 +33,6 @@ const PSEUDO_ROWS: Record<ListedTable, string> = {
                        NULL::timestamptz AS "deletedAt"
                   FROM "ListCount" WHERE list = 'Transaction'`,
   CashReceipt: `SELECT n, "workspaceId", k1 AS status, k2 AS type, NULL::timestamptz AS "deletedAt" FROM "ListCount" WHERE list = 'CashReceipt'`,
-  InvoiceSearchGram: `SELECT n, "workspaceId", k1 AS gram, k2 = 'C' AS canceled FROM "ListCount" WHERE list = 'InvoiceSearchGram'`,
-  TransactionSearchGram: `SELECT n, "workspaceId", k1 AS gram FROM "ListCount" WHERE list = 'TransactionSearchGram'`,
 };
 
 /** The start of the UTC day `now` falls on (the day whose invoices are counted from the rows). */

@@ -49,7 +49,7 @@ export function inRange(w: SqlWhere, column: string, range: DateRange): void {
  * The tables listed this way (the name is written into the SQL, so only these): the lists' own (their totals may be
  * counted from ListCount) and the gram tables of short searches (search-grams.ts; counted by their index).
  */
-export type ListedTable = CountedTable;
+export type ListedTable = CountedTable | 'InvoiceSearchGram' | 'TransactionSearchGram';
 
 /** How a list's total is taken: `counted` (the filter names only columns ListCount answers, see list-counts.ts), at `now`. */
 export interface ListTotal {
@@ -75,7 +75,7 @@ export async function pageOfIds(
   total: ListTotal,
 ): Promise<{ ids: string[]; total: number }> {
   const where = w.toString();
-  const c = total.counted ? countedStatement(table, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
+  const c = total.counted ? countedStatement(table as CountedTable, where, w.params.length, total.now) : { text: `SELECT count(*) AS n FROM "${table}" WHERE ${where}`, extra: [] };
   const count = async (q: RawSql) => {
     const [row] = await q.query<{ n: bigint | number | string }>(c.text, [...w.params, ...c.extra]);
     return Number(row?.n ?? 0);

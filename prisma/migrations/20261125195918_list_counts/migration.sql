@@ -139,42 +139,8 @@ CREATE CONSTRAINT TRIGGER "CashReceipt_list_count_update" AFTER UPDATE ON "CashR
   WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.type IS DISTINCT FROM NEW.type OR OLD."deletedAt" IS DISTINCT FROM NEW."deletedAt" OR OLD."workspaceId" IS DISTINCT FROM NEW."workspaceId")
   EXECUTE FUNCTION list_count_cash_receipt();
 
--- One-character search terms (`search=김`): how many of a workspace's invoices (canceled apart, for v1) and visible
--- deposits hold each one-character n-gram, kept like the lists' counts from the n-gram rows the short_search_grams
--- triggers write (deferred to the commit, when an invoice's writer holds its workspace row). Cells: list 'InvoiceSearchGram' (k1 the gram, k2 'C' when the
--- invoice is canceled) and 'TransactionSearchGram' (k1 the gram; sharded by backend, as deposits are). Two-character
--- terms match few rows and are counted from their keys.
-CREATE FUNCTION list_count_invoice_search_gram() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    PERFORM list_count_bump(OLD."workspaceId", 'InvoiceSearchGram', OLD.gram, CASE WHEN OLD.canceled THEN 'C' ELSE '' END, 'infinity', 0, -1);
-  ELSE
-    PERFORM list_count_bump(NEW."workspaceId", 'InvoiceSearchGram', NEW.gram, CASE WHEN NEW.canceled THEN 'C' ELSE '' END, 'infinity', 0, 1);
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION list_count_transaction_search_gram() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    PERFORM list_count_bump(OLD."workspaceId", 'TransactionSearchGram', OLD.gram, '', 'infinity', pg_backend_pid() % 8, -1);
-  ELSE
-    PERFORM list_count_bump(NEW."workspaceId", 'TransactionSearchGram', NEW.gram, '', 'infinity', pg_backend_pid() % 8, 1);
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE CONSTRAINT TRIGGER "InvoiceSearchGram_list_count_insert" AFTER INSERT ON "InvoiceSearchGram"
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (char_length(NEW.gram) = 1) EXECUTE FUNCTION list_count_invoice_search_gram();
-CREATE CONSTRAINT TRIGGER "InvoiceSearchGram_list_count_delete" AFTER DELETE ON "InvoiceSearchGram"
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (char_length(OLD.gram) = 1) EXECUTE FUNCTION list_count_invoice_search_gram();
-CREATE CONSTRAINT TRIGGER "TransactionSearchGram_list_count_insert" AFTER INSERT ON "TransactionSearchGram"
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (char_length(NEW.gram) = 1) EXECUTE FUNCTION list_count_transaction_search_gram();
-CREATE CONSTRAINT TRIGGER "TransactionSearchGram_list_count_delete" AFTER DELETE ON "TransactionSearchGram"
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (char_length(OLD.gram) = 1) EXECUTE FUNCTION list_count_transaction_search_gram();
-
 -- Counts the rows of one workspace (or of all, with NULL) afresh: the backfill below, and bulk loads that ran with
--- triggers off (session_replication_role = replica; their n-grams are written afresh first).
+-- triggers off (session_replication_role = replica).
 CREATE FUNCTION list_counts_rebuild(ws text) RETURNS void LANGUAGE sql AS $$
   DELETE FROM "ListCount" WHERE ws IS NULL OR "workspaceId" = ws;
   INSERT INTO "ListCount" ("workspaceId", list, k1, k2, "expiryDay", shard, n)
@@ -186,13 +152,7 @@ CREATE FUNCTION list_counts_rebuild(ws text) RETURNS void LANGUAGE sql AS $$
    WHERE (ws IS NULL OR "workspaceId" = ws) AND "deletedAt" IS NULL GROUP BY 1, 3, 4
   UNION ALL
   SELECT "workspaceId", 'CashReceipt', status::text, type::text, 'infinity', 0, count(*) FROM "CashReceipt"
-   WHERE (ws IS NULL OR "workspaceId" = ws) AND "deletedAt" IS NULL GROUP BY 1, 3, 4
-  UNION ALL
-  SELECT "workspaceId", 'InvoiceSearchGram', gram, CASE WHEN canceled THEN 'C' ELSE '' END, 'infinity', 0, count(*) FROM "InvoiceSearchGram"
-   WHERE (ws IS NULL OR "workspaceId" = ws) AND char_length(gram) = 1 GROUP BY 1, 3, 4
-  UNION ALL
-  SELECT "workspaceId", 'TransactionSearchGram', gram, '', 'infinity', 0, count(*) FROM "TransactionSearchGram"
-   WHERE (ws IS NULL OR "workspaceId" = ws) AND char_length(gram) = 1 GROUP BY 1, 3;
+   WHERE (ws IS NULL OR "workspaceId" = ws) AND "deletedAt" IS NULL GROUP BY 1, 3, 4;
 $$;
 
 SELECT list_counts_rebuild(NULL);

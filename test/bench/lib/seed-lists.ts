@@ -197,16 +197,12 @@ export async function seedLists(databaseUrl: string, t: ListsSeedTarget): Promis
     for (const d of indexDefs) await c.query(d.indexdef);
     await c.query('COMMIT');
     await c.query(`SET session_replication_role = DEFAULT`);
-    // The short n-grams (one- and two-syllable searches) the triggers write, off during the load: filled from the rows
-    // as the short_search_grams migration backfills them (triggers still off: the counts are rebuilt next).
-    const [{ grams }] = (await c.query<{ grams: string | null }>(`SELECT to_regproc('search_grams')::text AS grams`)).rows;
-    if (grams) {
-      await c.query(`SET session_replication_role = replica`);
-      await fillSearchGrams(c, t.workspaceId);
-      await c.query(`SET session_replication_role = DEFAULT`);
-    }
     const [{ rebuild }] = (await c.query<{ rebuild: string | null }>(`SELECT to_regproc('list_counts_rebuild')::text AS rebuild`)).rows;
     if (rebuild) await c.query(`SELECT list_counts_rebuild($1)`, [t.workspaceId]);
+    // The short n-grams (one- and two-syllable searches) the triggers write, off during the load: filled from the rows
+    // as the short_search_grams migration backfills them.
+    const [{ grams }] = (await c.query<{ grams: string | null }>(`SELECT to_regproc('search_grams')::text AS grams`)).rows;
+    if (grams) await fillSearchGrams(c, t.workspaceId);
     for (const table of ['Invoice', 'Transaction', 'CashReceipt']) await c.query(`VACUUM (ANALYZE) "${table}"`);
     const n = async (table: string) => Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}" WHERE "workspaceId" = $1`, [t.workspaceId])).rows[0].n);
     return { invoices: await n('Invoice'), deposits: await n('Transaction'), receipts: await n('CashReceipt'), seconds: (performance.now() - t0) / 1000 };
