@@ -11,8 +11,7 @@
  * One instance = one process with both roles and no Redis (what a single app instance does: in-process pub/sub);
  * two instances = an ingest process and a push process joined by Redis PUBLISH → SUBSCRIBE.
  */
-import { fork } from 'node:child_process';
-import { startNodeFlags } from './node-flags.ts';
+import { serveChildServer, startChildServer } from './child-server.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -35,26 +34,7 @@ const SELF = fileURLToPath(import.meta.url);
 const CHANNEL_PREFIX = 'bench-raw-events:';
 
 export function startRawEvents(opts: RawEventsOptions): Promise<RawEventsProcess> {
-  // Run like the app (the flags of `npm start`), for a like-for-like comparison.
-  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...startNodeFlags()] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { url: string } | { fatal: string }) => {
-      if ('fatal' in m) return reject(new Error(`raw events process failed: ${m.fatal}`));
-      resolve({
-        url: m.url,
-        async stop() {
-          if (child.exitCode !== null) return;
-          const exited = new Promise<void>((r) => child.once('exit', () => r()));
-          child.send({ stop: true });
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(timer);
-        },
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`raw events process exited with ${code}`)));
-    child.send({ start: opts });
-  });
+  return startChildServer(SELF, opts, { label: 'raw events', stopTimeoutMs: 10_000 });
 }
 
 async function runChild(o: RawEventsOptions): Promise<{ url: string; close(): Promise<void> }> {
@@ -126,20 +106,4 @@ async function runChild(o: RawEventsOptions): Promise<{ url: string; close(): Pr
   };
 }
 
-if (process.argv.includes('--child')) {
-  let running: Awaited<ReturnType<typeof runChild>> | null = null;
-  process.on('message', async (m: { start: RawEventsOptions } | { stop: true }) => {
-    try {
-      if ('start' in m) {
-        running = await runChild(m.start);
-        process.send!({ url: running.url });
-      } else {
-        await running?.close();
-        process.exit(0);
-      }
-    } catch (e) {
-      process.send!({ fatal: String((e as Error)?.stack ?? e) });
-    }
-  });
-  process.on('disconnect', () => process.exit(0));
-}
+if (process.argv.includes('--child')) serveChildServer(runChild);

@@ -20,12 +20,11 @@
  *
  *   const raw = await startRawWrites({ kind: 'pg', url, poolSize: 10 }); raw.url; await raw.cpuMs(); await raw.stop();
  */
-import { fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startNodeFlags } from './node-flags.ts';
+import { serveChildServer, startChildServer } from './child-server.ts';
 import { createdBody } from './raw-server.ts';
 
 export type RawDatabase = { kind: 'pg'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
@@ -42,35 +41,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 /** `flags`: which of `npm start`'s flag sets the process runs with (that of the app it is compared with). */
 export function startRawWrites(db: RawDatabase, flags: 'embedded' | 'postgres' = 'postgres'): Promise<RawWrites> {
-  // Run like the app (the flags of `npm start`), for a like-for-like comparison.
-  const child = fork(SELF, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...startNodeFlags(flags)] });
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`raw writes process exited with ${code}`));
-    child.once('exit', onExit);
-    child.once('message', (m: { url: string } | { fatal: string }) => {
-      child.off('exit', onExit);
-      if ('fatal' in m) return reject(new Error(`raw writes process failed: ${m.fatal}`));
-      resolve({
-        url: m.url,
-        pid: child.pid!,
-        cpuMs() {
-          return new Promise((res) => {
-            child.once('message', (x: { cpuMs: number }) => res(x.cpuMs));
-            child.send({ cpu: true });
-          });
-        },
-        async stop() {
-          if (child.exitCode !== null) return;
-          const exited = new Promise<void>((r) => child.once('exit', () => r()));
-          child.send({ stop: true });
-          const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-          await exited;
-          clearTimeout(timer);
-        },
-      });
-    });
-    child.send({ start: db });
-  });
+  return startChildServer(SELF, db, { label: 'raw writes', flags });
 }
 
 // ───────────────────────────── the child ─────────────────────────────
@@ -271,23 +242,4 @@ async function runChild(d: RawDatabase): Promise<{ url: string; close(): Promise
   };
 }
 
-if (process.argv.includes('--child')) {
-  let running: Awaited<ReturnType<typeof runChild>> | null = null;
-  process.on('message', async (m: { start: RawDatabase } | { cpu: true } | { stop: true }) => {
-    try {
-      if ('start' in m) {
-        running = await runChild(m.start);
-        process.send!({ url: running.url });
-      } else if ('cpu' in m) {
-        const u = process.cpuUsage();
-        process.send!({ cpuMs: (u.user + u.system) / 1000 });
-      } else {
-        await running?.close();
-        process.exit(0);
-      }
-    } catch (e) {
-      process.send!({ fatal: String((e as Error)?.stack ?? e) });
-    }
-  });
-  process.on('disconnect', () => process.exit(0));
-}
+if (process.argv.includes('--child')) serveChildServer(runChild);
