@@ -48,6 +48,17 @@ export const configSchema = z.object({
   AGENCY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Delay before the simulated agency reports the tax-authority result. */
   AGENCY_SIM_DELAY_MS: intFrom(0, 86_400_000).default(2000),
+  /**
+   * Cafe24 shop integration (README, Shop integrations): the app's client id and secret from Cafe24's developer
+   * center and the redirect URI registered with the app (this service's /shops/cafe24/callback). Unset = Cafe24 is
+   * not offered. CAFE24_API_URL: the API host, `{mallid}` replaced by the mall id (tests point it at a fake).
+   */
+  CAFE24_CLIENT_ID: z.string().min(1).optional(),
+  CAFE24_CLIENT_SECRET: z.string().min(1).optional(),
+  CAFE24_REDIRECT_URI: urlWith(['http:', 'https:']).optional(),
+  CAFE24_API_URL: z.string().includes('{mallid}', { message: 'must contain {mallid}' }).default('https://{mallid}.cafe24api.com'),
+  /** How often connected shops' new bank-transfer orders are imported. */
+  SHOP_SYNC_INTERVAL_MS: intFrom(1000, 86_400_000).default(300_000),
   /** Comma-separated delays (ms) of the 6 webhook retries. */
   WEBHOOK_RETRY_DELAYS_MS: z
     .string()
@@ -105,6 +116,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.AGENCY_URL) {
     const missing = (['AGENCY_LINK_ID', 'AGENCY_SECRET_KEY'] as const).filter((k) => !c[k]);
     if (missing.length) throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when AGENCY_URL is set' })));
+  }
+  if (c.CAFE24_CLIENT_ID || c.CAFE24_CLIENT_SECRET || c.CAFE24_REDIRECT_URI) {
+    const missing = (['CAFE24_CLIENT_ID', 'CAFE24_CLIENT_SECRET', 'CAFE24_REDIRECT_URI'] as const).filter((k) => !c[k]);
+    if (missing.length) throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when any CAFE24_ variable is set' })));
   }
   return c;
 }

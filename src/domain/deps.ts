@@ -1,4 +1,5 @@
 /** What domain operations need from the outside world, passed in (never imported) so tests can replace it. */
+import type { ShopAdapters } from './shops/shop-port.ts';
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from './clock.ts';
@@ -58,6 +59,8 @@ export interface DomainSettings {
    * once per connection, each text's plan kept by every connection. Unset: 1 (one deposit alone).
    */
   preparedDepositBatchMax?: number;
+  /** How often a connected shop's orders are imported (SHOP_SYNC_INTERVAL_MS). */
+  shopSyncIntervalMs: number;
 }
 
 export interface Deps {
@@ -71,6 +74,8 @@ export interface Deps {
   log: Logger;
   /** The cash-receipt issuing agency. */
   agency: CashReceiptAgency;
+  /** The shop platforms' adapters (src/events/shops/). */
+  shops: ShopAdapters;
   /** How long after a request the agency's tax-authority result is first worth asking for. */
   agencyResultDelayMs: number;
   /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
@@ -83,6 +88,8 @@ export interface Deps {
   onEventsCommitted(committed?: CommittedEvent[]): void;
   /** Called after a transaction that queued durable jobs has committed (wakes the job runner). */
   onJobsQueued(): void;
+  /** Called when a shop connection's sync became due now (wakes the shop-sync worker). */
+  onShopSyncDue?(): void;
   /** Observations for metrics (a deposit's matching outcome; how many matched deposits one statement wrote). */
   observe?: { matchOutcome(outcome: string): void; matchedDepositBatch?(deposits: number): void };
 }

@@ -111,6 +111,18 @@ export const ERROR_TABLE = {
   AGENCY_API_FAILED: r(500, 'AGENCY_API_FAILED', 422, '240008', 'The call to the cash-receipt agency failed; retry later.'),
   AGENCY_EMAIL_FAILED: r(500, 'AGENCY_API_FAILED', 502, '240009', 'The agency could not send the e-mail.'),
 
+  // Shop integrations (GraphQL and the install callback; ours, not in the spec)
+  SHOP_CONNECTION_NOT_FOUND: r(404, 'NOT_FOUND', 404, '20020', 'Shop connection not found.'),
+  SHOP_ORDER_NOT_FOUND: r(404, 'NOT_FOUND', 404, '20021', 'Shop order not found.'),
+  SHOP_PLATFORM_NOT_CONFIGURED: r(409, 'CONFLICT', 409, '260001', 'This shop platform is not configured on this service (see the README, Shop integrations).'),
+  INVALID_SHOP_ID: r(422, 'VALIDATION_FAILED', 422, '260002', 'The shop id is not one the platform could have (Cafe24 mall ids: 4-16 lower-case letters and digits).'),
+  SHOP_INSTALL_DECLINED: r(400, 'BAD_REQUEST', 422, '260008', 'The shop install was not approved at the platform; start it again to connect the shop.'),
+  SHOP_INSTALL_INVALID: r(400, 'BAD_REQUEST', 422, '260003', 'The install is unknown, expired or already completed: start it again.'),
+  SHOP_NOT_CONNECTED: r(409, 'CONFLICT', 409, '260004', 'The shop connection is not connected (installing, needing re-authorization, or disconnected).'),
+  SHOP_API_FAILED: r(502, 'SHOP_API_FAILED', 502, '260005', 'The shop platform refused the call or did not answer; retry later.'),
+  SHOP_ORDER_NOT_RETRYABLE: r(409, 'CONFLICT', 409, '260006', 'Only a shop order whose confirmation failed, and whose invoice is paid, can be confirmed again.'),
+  SHOP_NOT_SIMULATED: r(409, 'CONFLICT', 409, '260007', 'Orders can be simulated only in a simulated shop.'),
+
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),
   VALIDATION_FAILED: r(422, 'VALIDATION_FAILED', 422, '30008', 'The input is not valid.'),

@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   grant: 'oag_',
   authorizationCode: 'oac_',
   loginAttempt: 'lga_',
+  shopConnection: 'shc_',
+  shopOrder: 'sho_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -18,6 +18,7 @@ import './oauth/oauth.type.ts';
 import './node.query.ts';
 import './event/event.type.ts';
 import './settings/settings.type.ts';
+import './shop/shop.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });
 

@@ -15,6 +15,9 @@ import type { Deps } from '../domain/deps.ts';
 import type { EmailPort } from '../domain/email/email.ts';
 import { httpAgency } from '../events/agency/http-agency.ts';
 import { simulatedAgency } from '../events/agency/simulated-agency.ts';
+import { cafe24Shop } from '../events/shops/cafe24.ts';
+import { simulatedShop } from '../events/shops/simulated-shop.ts';
+import type { ShopAdapters } from '../domain/shops/shop-port.ts';
 import { busEventOfCommitted } from '../events/outbox-dispatcher.ts';
 import { operationContext } from '../graphql/context.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
@@ -37,6 +40,8 @@ export interface AppOptions {
   database?: Database;
   /** Replace the cash-receipt agency (tests). */
   agency?: CashReceiptAgency;
+  /** Replace the shop platforms' adapters (tests). */
+  shops?: ShopAdapters;
   /** Replace the e-mail adapter (tests). */
   email?: EmailPort;
   /** Replace DNS resolution for webhook URL checks (tests). */
@@ -72,6 +77,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const deps = domainDeps(config, opts, db, log, metrics, {
     onEventsCommitted: (committed) => (committed ? workers.dispatcher.publishedAtCommit(committed.map(busEventOfCommitted)) : workers.dispatcher.wake()),
     onJobsQueued: () => workers.jobs.wake(),
+    onShopSyncDue: () => workers.shopSync.wake(),
   });
   const workers = buildWorkers(config, db, deps, metrics, log, opts.email);
 
@@ -118,7 +124,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 }
 
 /** The domain's dependencies: database, clock, encryption key, settings, the cash-receipt agency, metrics and the workers' wake-ups. */
-function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger, metrics: Metrics, afterCommit: Pick<Deps, 'onEventsCommitted' | 'onJobsQueued'>): Deps {
+function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger, metrics: Metrics, afterCommit: Pick<Deps, 'onEventsCommitted' | 'onJobsQueued' | 'onShopSyncDue'>): Deps {
   const clock = opts.clock ?? systemClock;
   const { key: encryptionKey, source } = loadEncryptionKey(config.ENCRYPTION_KEY, config.DATA_DIR);
   if (source === 'file' && config.DATABASE_URL) log.warn('ENCRYPTION_KEY is not set: using a key file under DATA_DIR; set ENCRYPTION_KEY when several instances share the database');
@@ -144,13 +150,29 @@ function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger,
       // Prepared batches save planning (~0.3 ms of database CPU per deposit at 600/s) and cost each connection its
       // plans (~75 MB over the embedded database's connections under load): on an external PostgreSQL only.
       preparedDepositBatchMax: db.kind === 'postgres' ? 16 : 1,
+      shopSyncIntervalMs: config.SHOP_SYNC_INTERVAL_MS,
     },
     agency,
+    shops: opts.shops ?? shopAdapters(config, db, clock),
     agencyResultDelayMs: config.AGENCY_URL && !opts.agency ? 60_000 : config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
     ...afterCommit,
     observe: { matchOutcome: (o) => metrics.matchOutcomes.inc({ outcome: o }), matchedDepositBatch: (n) => metrics.matchedDepositBatch.observe(n) },
   };
+}
+
+/** The shop platforms offered: the simulated shop always, Cafe24 when its app credentials are configured. */
+function shopAdapters(config: Config, db: Database, clock: Clock): ShopAdapters {
+  const simulated = simulatedShop(db.sql, clock);
+  const cafe24 = config.CAFE24_CLIENT_ID
+    ? cafe24Shop({
+        clientId: config.CAFE24_CLIENT_ID,
+        clientSecret: config.CAFE24_CLIENT_SECRET!,
+        redirectUri: config.CAFE24_REDIRECT_URI!,
+        apiBaseUrl: (mallId) => config.CAFE24_API_URL.replaceAll('{mallid}', mallId),
+      })
+    : null;
+  return { get: (platform) => (platform === 'SIMULATED' ? simulated : platform === 'CAFE24' ? cafe24 : null) };
 }
 
 /** Seconds since the oldest event still queued in the outbox was written (0 when none is). */

@@ -12,6 +12,7 @@ import { json } from '../../rest-compat/shared/http.ts';
 import type { ErrorLog } from '../../rest-compat/shared/face-errors.ts';
 import { handleBankNotification } from '../../rest-compat/bank/notifications.ts';
 import { handleApiDocs } from './docs.ts';
+import { handleShopInstall } from './shop-install.ts';
 import { GRAPHIQL_ASSETS_PREFIX, handleGraphiQLAsset } from './graphiql.ts';
 import { graphQLIdempotency, idempotent, type GraphQLRequestParser } from './idempotency.ts';
 import type { Metrics } from './metrics.ts';
@@ -76,6 +77,8 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
     { path: '/v2', below: true, face: 'v2', rateLimit: 'credential', handle: rest(handleV2) },
     { path: '/bank-notifications', face: 'bank', rateLimit: 'bearer', handle: (rc) => handleBankNotification(rc.request, deps, maxBodyBytes, rc.errors) },
     { path: SOFA_BASE, below: true, face: 'graphql', rateLimit: 'credential', handle: (rc) => sofa(rc.request, rc.path, rc.errors, rc.graphQLContext) },
+    // A shop platform sends the merchant's browser back here after the install's approval (shop-install.ts).
+    { path: '/shops', below: true, face: 'bank', rateLimit: 'address', handle: (rc) => handleShopInstall(rc, deps) },
     { path: '/openapi.json', face: 'bank', handle: docs },
     { path: '/docs', below: true, face: 'bank', handle: docs },
     { path: '/metrics', face: 'bank', handle: async () => metricsResponse(metrics) },

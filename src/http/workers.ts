@@ -1,4 +1,4 @@
-/** The background workers (outbox dispatcher, webhook deliveries, jobs, the list counters' fold), the event bus and the e-mail adapter: built, started, stopped. */
+/** The background workers (outbox dispatcher, webhook deliveries, jobs, the list counters' fold, shop syncs), the event bus and the e-mail adapter: built, started, stopped. */
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
@@ -7,6 +7,8 @@ import type { EmailPort } from '../domain/email/email.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from '../domain/webhooks/routing.ts';
 import { foldPastExpiryDays } from '../domain/list-counts.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
+import { shopJobs } from '../events/shops/shop-jobs.ts';
+import { runDueShopSyncs } from '../domain/shops/shop-sync.ts';
 import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
 import { emailJob } from '../events/email/email-job.ts';
 import { createEventBus, type EventBus } from '../events/event-bus.ts';
@@ -23,6 +25,7 @@ export interface Workers {
   dispatcher: OutboxDispatcher;
   webhooks: WebhookWorker;
   jobs: JobRunner;
+  shopSync: WorkerLoop;
   email: EmailPort;
 }
 
@@ -39,7 +42,7 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const bus = createEventBus(config.REDIS_URL);
   const mail = email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
   const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
-  const jobs = new JobRunner(db.prisma, clock, log, { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps) });
+  const jobs = new JobRunner(db.prisma, clock, log, { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps), ...shopJobs(deps) });
   const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
     payload: webhookPayload,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
@@ -52,12 +55,15 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const dispatcher = new OutboxDispatcher(db.sql, clock, bus, log, { webhooks: () => webhooks.wake(), jobs: () => jobs.wake() });
   // The invoice counters of expiry days long past, folded at start and then hourly (list-counts.ts).
   const counterFold = new WorkerLoop('list-count-fold', async () => (await foldPastExpiryDays(deps.sql, clock.now()), false), 3_600_000, log);
-  const loops = [dispatcher, webhooks, jobs, counterFold];
+  // Connected shops' orders imported on schedule, each shop leased to one instance per sync (src/domain/shops/shop-sync.ts).
+  const shopSync = new WorkerLoop('shop-sync', () => runDueShopSyncs(deps), config.SHOP_SYNC_INTERVAL_MS, log);
+  const loops = [dispatcher, webhooks, jobs, counterFold, shopSync];
   return {
     bus,
     dispatcher,
     webhooks,
     jobs,
+    shopSync,
     email: mail,
     start: () => loops.forEach((w) => w.start()),
     stop: async () => void (await Promise.all(loops.map((w) => w.stop()))),

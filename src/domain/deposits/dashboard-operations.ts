@@ -1,4 +1,5 @@
 /** The dashboard's deposit operations (contract: matchTransaction, unmatchTransaction, setTransactionHidden). */
+import { noteShopPaymentWithdrawn } from '../shops/shop-orders.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, requireSession } from '../auth/rules.ts';
@@ -77,6 +78,8 @@ export async function unmatchTransaction(deps: Deps, principal: Principal | null
     if (released.count === 0) throw new DomainError('TRANSACTION_NOT_MATCHED');
     const pending = await applyInvoiceTransition(tx, invoice, 'UNMATCH', now, { paidAt: null, paidTrigger: null });
     await addHistory(tx, invoice.id, 'unmatched', now, actorOf(p), { transactionId: trx.id });
+    // A shop already told of the payment keeps its order confirmed; the merchant is asked to look at it.
+    await noteShopPaymentWithdrawn(tx, pending, now);
     await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.unpaid', pending, now, { transactionId: trx.id })]);
     return tx.transaction.findUniqueOrThrow({ where: { id: trx.id } });
   });

@@ -5,6 +5,7 @@ import type { RawQuery } from '../deps.ts';
 import { enqueueEmail, paidEmail, type QueuedEmail } from '../email/email.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { addHistory } from '../invoices/history.ts';
+import { queueShopConfirmation } from '../shops/confirmation-queue.ts';
 import { invoiceEvent } from '../invoices/invoices.ts';
 import { INVOICE_TRANSITIONS, transitionFromSql } from '../invoices/invoice-state.ts';
 import { SqlParams } from '../sql.ts';
@@ -43,12 +44,14 @@ export function paidByDepositHistory(matched: Transaction, method: AutoMatchMeth
 
 /**
  * What a deposit paying an invoice writes besides the two rows (automatic and manual matches alike): the `paid`
- * history line, the automatic cash receipt, the buyer's e-mail, and the `invoice.paid` event.
+ * history line, the automatic cash receipt, the buyer's e-mail, the linked shop order's confirmation, and the
+ * `invoice.paid` event.
  */
 export async function afterDepositPaid(q: RawQuery, matched: Transaction, invoice: Invoice, method: AutoMatchMethod | 'MANUAL', now: Date, actor: unknown): Promise<void> {
   await addHistory(q, invoice.id, 'paid', now, actor, paidByDepositHistory(matched, method));
   await autoIssueForPaidInvoice(q, invoice, now);
   await queuePaidEmail(q, invoice, now);
+  await queueShopConfirmation(q, invoice, now);
   await recordEvents(q, matched.workspaceId, [paidByDepositEvent(invoice, matched, now)]);
 }
 

@@ -2,6 +2,7 @@
  * Deposits arriving (spec: POST /bank-notifications): a notification is stored once per (account, notificationId); a
  * verification deposit verifies its account; any other is matched to at most one invoice as it is stored.
  */
+import { isShopLinked } from '../shops/reserved-metadata.ts';
 import type { BankAccount, Invoice, Transaction } from '../../generated/prisma/client.ts';
 import { inRawTransaction, poolQuery, type Deps, type RawQuery } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -108,7 +109,8 @@ async function storeDepositInOneStatement(
     return stored;
   }
   const candidate = decision.candidate;
-  if (candidate.cashReceiptType) return { fallBack: true };
+  // Its cash receipt or its shop order's confirmation is written by the general path (deposit-payment.ts).
+  if (candidate.cashReceiptType || isShopLinked(candidate.metadata)) return { fallBack: true };
   const matched: Transaction = { ...deposit, matchedInvoiceId: candidate.id, matchMethod: decision.method, matchedAt: now };
   return matchedDepositWrites(deps).submit(account.workspaceId, { deposit, matched, candidate, method: decision.method, now, mail: paidEmailFor(paidByDeposit(candidate, now), workspace, now) });
 }

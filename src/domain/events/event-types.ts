@@ -8,6 +8,9 @@ export const EVENT_TYPES = [
   'invoice.unpaid',
   'receipt.issued',
   'receipt.failed',
+  'shop_order.confirmed',
+  'shop_order.confirmation_failed',
+  'shop_order.attention_needed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

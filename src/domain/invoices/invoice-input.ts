@@ -10,6 +10,7 @@ import { parseDuration, MAX_EXPIRY_MS } from '../duration.ts';
 import type { ErrorCode } from '../errors.ts';
 import { codePoints, fail, onWire, optionalBody, parseRequest } from '../request-schema.ts';
 import { EMAIL_RE, MAX_WON, isPlainObject, searchNormalize } from '../validation.ts';
+import { RESERVED_METADATA_MESSAGE, reservedMetadataKey } from '../shops/reserved-metadata.ts';
 
 export interface CustomerInput {
   name: string;
@@ -29,6 +30,8 @@ export interface CreateInvoiceInput {
   cashReceipt: CashReceiptRequest | null;
   /** Milliseconds from now; null = never expires. */
   expireAfterMs: number | null;
+  /** An absolute expiry instead (a shop order's own deadline); requests give expireAfter. */
+  expiresAt?: Date | null;
   metadata: Record<string, string> | null;
 }
 
@@ -127,6 +130,9 @@ export const metadataSchema = onWire(
       if (codePoints(key) > METADATA_LIMITS.keyLength) return issue('METADATA_KEY_LENGTH_LIMIT_EXCEEDED', [key]);
       if (codePoints(value as string) > METADATA_LIMITS.valueLength) return issue('METADATA_VALUE_LENGTH_LIMIT_EXCEEDED', [key]);
     }
+    // Keys under the shop integrations' prefixes are the service's own links (src/domain/shops/reserved-metadata.ts).
+    const reserved = reservedMetadataKey(Object.fromEntries(entries));
+    if (reserved !== null) return (ctx.issues.push({ code: 'custom', input: v, path: [reserved], message: fail('INVALID_METADATA', RESERVED_METADATA_MESSAGE) }), z.NEVER);
     // Own properties only, on a fresh object: `__proto__` stays a plain key, never a prototype.
     const out: Record<string, string> = {};
     for (const [key, value] of entries) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -134,7 +140,7 @@ export const metadataSchema = onWire(
   }),
   {
     type: ['object', 'null'],
-    description: 'String keys to string values: at most 5 pairs, keys up to 64 and values up to 1024 characters.',
+    description: 'String keys to string values: at most 5 pairs, keys up to 64 and values up to 1024 characters; keys starting with cafe24_ or shoplink_ are reserved for shop integrations (refused).',
     maxProperties: METADATA_LIMITS.pairs,
     propertyNames: { type: 'string', maxLength: METADATA_LIMITS.keyLength },
     additionalProperties: { type: 'string', maxLength: METADATA_LIMITS.valueLength },

@@ -18,10 +18,11 @@ import { findInWorkspace, inRange, pageOfIds, searchTerm, type LookupRefusals } 
 import { SqlWhere, likeContains } from '../sql.ts';
 import { shortSearchGram } from '../search-grams.ts';
 import { searchNormalize } from '../validation.ts';
-import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput } from './invoice-input.ts';
+import { invoiceSearchText, parseCancelInvoiceRequest, parseCreateInvoiceInput, type CreateInvoiceInput } from './invoice-input.ts';
 import { applyInvoiceTransition, effectiveStatus, expirySql, statusSql, transitionFromSql } from './invoice-state.ts';
 import { autoIssueForPaidInvoice } from '../cash-receipts/issue.ts';
 import { addHistory } from './history.ts';
+import { queueShopConfirmation } from '../shops/confirmation-queue.ts';
 
 export { addHistory } from './history.ts';
 
@@ -202,43 +203,57 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
   const input = parseCreateInvoiceInput(raw);
   assertReceivingAccountsInScope(p, input.bankAccountIds);
   await assertUsableReceivingAccounts(poolQuery(deps), p.workspaceId, input.bankAccountIds);
-  return inRawTransaction(deps, async (q) => {
-    const now = deps.clock.now();
-    const conflict = await findConflictingInvoice(q, {
-      workspaceId: p.workspaceId,
-      customerName: input.customer.name,
-      amount: input.amount,
-      bankAccountIds: input.bankAccountIds,
-      now,
-    });
-    if (conflict) throw new DomainError('INVOICE_ALREADY_EXISTS', { data: { invoiceId: conflict.id, number: conflict.number } });
-    const fields = {
-      customerName: input.customer.name,
-      customerEmail: input.customer.email,
-      customerPhoneNumber: input.customer.phoneNumber,
-      cashReceiptIdentifier: input.cashReceipt?.identifier ?? null,
-    };
-    const invoice = await insertNewInvoice(
-      q,
-      {
-        id: newId('invoice'),
-        workspaceId: p.workspaceId,
-        issuerId: p.accountId ?? p.workspaceOwnerId,
-        createdByApiKeyId: p.apiKeyId,
-        bankAccountIds: input.bankAccountIds,
-        ...fields,
-        cashReceiptType: input.cashReceipt?.type ?? null,
-        amount: input.amount,
-        metadata: input.metadata,
-        searchText: invoiceSearchText(fields),
-        expiresAt: input.expireAfterMs === null ? null : new Date(now.getTime() + input.expireAfterMs),
-        now,
-      },
-      { id: newId('history'), actor: actorOf(p) },
-      { id: newId('event') },
-    );
-    return invoice;
+  return inRawTransaction(deps, (q) =>
+    insertCheckedInvoice(q, { workspaceId: p.workspaceId, issuerId: p.accountId ?? p.workspaceOwnerId, createdByApiKeyId: p.apiKeyId, actor: actorOf(p) }, input, deps.clock.now()),
+  );
+}
+
+/** Who creates an invoice: the workspace, the issuing account, the API key (if any) and the history line's actor. */
+export interface InvoiceCreator {
+  workspaceId: string;
+  issuerId: string;
+  createdByApiKeyId: string | null;
+  actor: unknown;
+}
+
+/**
+ * Stores a parsed invoice in the caller's transaction after the order conflict check (INVOICE_ALREADY_EXISTS): the
+ * one way an invoice is created, by a request or by a shop order's import.
+ */
+export async function insertCheckedInvoice(q: RawQuery, who: InvoiceCreator, input: CreateInvoiceInput, now: Date): Promise<Invoice> {
+  const conflict = await findConflictingInvoice(q, {
+    workspaceId: who.workspaceId,
+    customerName: input.customer.name,
+    amount: input.amount,
+    bankAccountIds: input.bankAccountIds,
+    now,
   });
+  if (conflict) throw new DomainError('INVOICE_ALREADY_EXISTS', { data: { invoiceId: conflict.id, number: conflict.number } });
+  const fields = {
+    customerName: input.customer.name,
+    customerEmail: input.customer.email,
+    customerPhoneNumber: input.customer.phoneNumber,
+    cashReceiptIdentifier: input.cashReceipt?.identifier ?? null,
+  };
+  return insertNewInvoice(
+    q,
+    {
+      id: newId('invoice'),
+      workspaceId: who.workspaceId,
+      issuerId: who.issuerId,
+      createdByApiKeyId: who.createdByApiKeyId,
+      bankAccountIds: input.bankAccountIds,
+      ...fields,
+      cashReceiptType: input.cashReceipt?.type ?? null,
+      amount: input.amount,
+      metadata: input.metadata,
+      searchText: invoiceSearchText(fields),
+      expiresAt: input.expiresAt ?? (input.expireAfterMs === null ? null : new Date(now.getTime() + input.expireAfterMs)),
+      now,
+    },
+    { id: newId('history'), actor: who.actor },
+    { id: newId('event') },
+  );
 }
 
 /**
@@ -323,6 +338,8 @@ export async function markInvoicePaid(deps: Deps, principal: Principal | null, i
     const paid = await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'API_CALL' });
     await addHistory(tx, paid.id, 'paid', now, actorOf(p), { trigger: 'API_CALL' });
     await autoIssueForPaidInvoice(tx, paid, now);
+    // Spec: "linked shop order marked deposit-confirmed" (by the shop.confirm job, after this commits).
+    await queueShopConfirmation(tx, paid, now);
     await recordEvents(tx, p.workspaceId, [invoiceEvent('invoice.paid', paid, now, { trigger: 'API_CALL', transaction: null })]);
     return paid;
   });

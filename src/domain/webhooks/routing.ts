@@ -1,7 +1,7 @@
 /**
  * Which event types each webhook version receives (spec: Events). V1: invoice.created, invoice.paid, invoice.deleted —
  * a cancel (v2 cancel or v1 delete) is invoice.deleted. V2: invoice.created, invoice.paid, invoice.updated,
- * invoice.canceled — a cancel (either way) is invoice.canceled; and the receipt events.
+ * invoice.canceled — a cancel (either way) is invoice.canceled; and the receipt and shop-order events.
  */
 import type { EventType } from '../events/outbox.ts';
 
@@ -22,6 +22,10 @@ const V2: Partial<Record<EventType, string>> = {
   'invoice.deleted': 'invoice.canceled',
   'receipt.issued': 'receipt.issued',
   'receipt.failed': 'receipt.failed',
+  // Shop integrations (README, Shop integrations): the invoice and its shop order.
+  'shop_order.confirmed': 'shop_order.confirmed',
+  'shop_order.confirmation_failed': 'shop_order.confirmation_failed',
+  'shop_order.attention_needed': 'shop_order.attention_needed',
 };
 
 /** The event type a webhook of `version` receives for a stored event, or null when it receives none. */

@@ -31,7 +31,7 @@ const InvoiceCashReceiptType = builder.objectRef<{ type: 'PERSONAL' | 'CORPORATE
 const ActorType = builder.objectRef<{ type: string; accountId: string | null; apiKeyId: string | null; name: string }>('Actor').implement({
   description: 'Who made a change.',
   fields: (t) => ({
-    type: t.exposeString('type', { description: 'SECRET_API_KEY, READ_ONLY_API_KEY, OAUTH_APP or DASHBOARD.' }),
+    type: t.exposeString('type', { description: 'SECRET_API_KEY, READ_ONLY_API_KEY, OAUTH_APP, DASHBOARD, or SHOP_INTEGRATION (an order imported or canceled by a connected shop).' }),
     accountId: t.exposeID('accountId', { nullable: true, description: 'Account, for dashboard changes.' }),
     apiKeyId: t.exposeID('apiKeyId', { nullable: true, description: 'API key, for API changes.' }),
     name: t.exposeString('name', { description: 'Name of the key, app or account.' }),

@@ -1,0 +1,94 @@
+/**
+ * Syncing connected shops: on a schedule (the shop-sync worker runs `runDueShopSyncs`) and on demand
+ * (`syncShopNow`). A sync holds its connection's lease (`syncLeaseUntil`, claimed by a conditional update with SKIP
+ * LOCKED), so with several instances each shop is synced by one at a time; a lease left by a crashed process runs out.
+ * A failed sync is tried again with backoff (the interval doubled per failure, at most an hour).
+ */
+import type { ShopConnection } from '../../generated/prisma/client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
+import type { Deps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { loadShopConnectionFor, ShopNotConnected } from './connections.ts';
+import { ShopApiError } from './shop-port.ts';
+import { syncShopOrders, type SyncResult } from './shop-orders.ts';
+
+/** Longer than any sync should take: a sync still running then may be joined by another instance's. */
+const SYNC_LEASE_MS = 10 * 60_000;
+const MAX_BACKOFF_MS = 3600_000;
+/** Connections claimed per run of the worker. */
+const CLAIM_BATCH = 10;
+
+/**
+ * The next due time after a sync: `next`, unless the due time was moved while the sync ran (an order placed in the
+ * simulated shop, a completed install: "due now"), which is kept. `claimed` is the due time the sync was claimed with.
+ */
+const KEEP_NEWER_DUE = (next: string, claimed: string) =>
+  `CASE WHEN "nextSyncAt" IS DISTINCT FROM ${claimed}::timestamptz THEN "nextSyncAt" ELSE ${next}::timestamptz END`;
+
+const CLAIMABLE = `state = 'CONNECTED' AND ("syncLeaseUntil" IS NULL OR "syncLeaseUntil" < $1::timestamptz)`;
+
+async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: SyncResult } | { error: unknown }> {
+  const interval = deps.settings.shopSyncIntervalMs;
+  try {
+    const result = await syncShopOrders(deps, c);
+    const now = deps.clock.now();
+    await deps.sql.query(
+      `UPDATE "ShopConnection" SET "lastSyncAt" = $2::timestamptz, "lastSyncError" = NULL, "syncFailures" = 0, "nextSyncAt" = ${KEEP_NEWER_DUE('$3', '$4')}, "syncLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
+        WHERE id = $1`,
+      [c.id, now.toISOString(), new Date(now.getTime() + interval).toISOString(), c.nextSyncAt?.toISOString() ?? null],
+    );
+    return { result };
+  } catch (error) {
+    const now = deps.clock.now();
+    const failures = c.syncFailures + 1;
+    const delay = Math.min(Math.max(interval, 1000) * 2 ** Math.min(failures - 1, 12), MAX_BACKOFF_MS);
+    const message = error instanceof ShopApiError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    await deps.sql.query(
+      `UPDATE "ShopConnection" SET "lastSyncError" = $2, "syncFailures" = $3::int, "nextSyncAt" = ${KEEP_NEWER_DUE('$4', '$6')}, "syncLeaseUntil" = NULL, "updatedAt" = $5::timestamptz WHERE id = $1`,
+      [c.id, message.slice(0, 1000), failures, new Date(now.getTime() + delay).toISOString(), now.toISOString(), c.nextSyncAt?.toISOString() ?? null],
+    );
+    if (!(error instanceof ShopApiError) && !(error instanceof ShopNotConnected)) deps.log.error({ err: error, shopConnection: c.id }, 'shop sync failed');
+    else deps.log.warn({ shopConnection: c.id, error: message }, 'shop sync failed; will retry');
+    return { error };
+  }
+}
+
+/** One run of the shop-sync worker: syncs the due connections it can claim; returns true when more may be due at once, else ms until the next. */
+export async function runDueShopSyncs(deps: Deps): Promise<boolean | number> {
+  const now = deps.clock.now();
+  const claimed = await deps.sql.query<ShopConnection>(
+    `UPDATE "ShopConnection" SET "syncLeaseUntil" = $2::timestamptz
+      WHERE id IN (SELECT id FROM "ShopConnection" WHERE ${CLAIMABLE} AND "nextSyncAt" <= $1::timestamptz ORDER BY "nextSyncAt" LIMIT ${CLAIM_BATCH} FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [now.toISOString(), new Date(now.getTime() + SYNC_LEASE_MS).toISOString()],
+  );
+  for (const c of claimed) await runClaimed(deps, c);
+  if (claimed.length >= CLAIM_BATCH) return true;
+  const [next] = await deps.sql.query<{ at: Date | null }>(`SELECT min("nextSyncAt") AS at FROM "ShopConnection" WHERE state = 'CONNECTED'`);
+  return next?.at ? Math.max(0, new Date(next.at).getTime() - deps.clock.now().getTime()) : deps.settings.shopSyncIntervalMs;
+}
+
+/** syncShopOrders (on demand): imports now; CONFLICT while another sync of the shop runs; SHOP_API_FAILED with the shop's error. */
+export async function syncShopNow(deps: Deps, principal: Principal | null, id: unknown): Promise<{ connection: ShopConnection; result: SyncResult }> {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  const connection = await loadShopConnectionFor(deps, p, id);
+  if (connection.state !== 'CONNECTED') throw new DomainError('SHOP_NOT_CONNECTED');
+  const now = deps.clock.now();
+  const [claimed] = await deps.sql.query<ShopConnection>(`UPDATE "ShopConnection" SET "syncLeaseUntil" = $2::timestamptz WHERE id = $3 AND ${CLAIMABLE} RETURNING *`, [
+    now.toISOString(),
+    new Date(now.getTime() + SYNC_LEASE_MS).toISOString(),
+    connection.id,
+  ]);
+  if (!claimed) throw new DomainError('CONFLICT', { message: 'A sync of this shop is running; try again in a moment.' });
+  const outcome = await runClaimed(deps, claimed);
+  const after = await deps.prisma.shopConnection.findUniqueOrThrow({ where: { id: connection.id } });
+  if ('error' in outcome) {
+    const e = outcome.error;
+    if (e instanceof ShopNotConnected) throw new DomainError('SHOP_NOT_CONNECTED');
+    if (e instanceof ShopApiError) throw new DomainError('SHOP_API_FAILED', { data: { shop: { code: e.code, message: e.message } } });
+    throw e;
+  }
+  return { connection: after, result: outcome.result };
+}

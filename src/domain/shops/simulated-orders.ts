@@ -1,0 +1,84 @@
+/**
+ * The simulated shop's side (src/events/shops/simulated-shop.ts): a merchant (or the tour's CLI) places and cancels
+ * orders in a simulated shop they connected, as a buyer would in a real one. Placing an order makes the connection's
+ * sync due at once, so it becomes an invoice within a moment.
+ */
+import { randomInt } from 'node:crypto';
+import type { SimulatedShopOrder } from '../../generated/prisma/client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
+import type { Deps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { MAX_WON } from '../validation.ts';
+import { loadShopConnectionFor } from './connections.ts';
+
+export interface SimulatedOrderRequest {
+  connectionId: unknown;
+  buyerName: unknown;
+  amount: unknown;
+  /** Hours until the shop cancels the order unpaid (its auto-cancel deadline); default 72, null = never. */
+  payWithinHours?: unknown;
+  buyerEmail?: unknown;
+}
+
+async function simulatedConnection(deps: Deps, p: Principal, id: unknown) {
+  const c = await loadShopConnectionFor(deps, p, id);
+  if (c.platform !== 'SIMULATED') throw new DomainError('SHOP_NOT_SIMULATED');
+  return c;
+}
+
+/** simulateShopOrder: a bank-transfer order awaiting its deposit in the simulated shop. */
+export async function simulateShopOrder(deps: Deps, principal: Principal | null, r: SimulatedOrderRequest): Promise<SimulatedShopOrder> {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  const c = await simulatedConnection(deps, p, r.connectionId);
+  if (typeof r.buyerName !== 'string' || r.buyerName.trim().length === 0 || [...r.buyerName].length > 40) {
+    throw new DomainError('VALIDATION_FAILED', { message: 'buyerName must be 1-40 characters.', path: ['buyerName'] });
+  }
+  if (typeof r.amount !== 'number' || !Number.isInteger(r.amount) || r.amount < 1 || r.amount > MAX_WON) throw new DomainError('INVALID_AMOUNT', { path: ['amount'] });
+  const hours = r.payWithinHours === undefined ? 72 : r.payWithinHours;
+  if (hours !== null && (typeof hours !== 'number' || !Number.isInteger(hours) || hours < 1 || hours > 8760)) {
+    throw new DomainError('VALIDATION_FAILED', { message: 'payWithinHours must be a whole number from 1 to 8760, or null.', path: ['payWithinHours'] });
+  }
+  if (r.buyerEmail != null && (typeof r.buyerEmail !== 'string' || r.buyerEmail.length > 255)) throw new DomainError('VALIDATION_FAILED', { message: 'buyerEmail must be a string.', path: ['buyerEmail'] });
+  const now = deps.clock.now();
+  const kstDay = new Date(now.getTime() + 9 * 3600_000).toISOString().slice(0, 10).replace(/-/g, '');
+  const order = await deps.prisma.simulatedShopOrder.create({
+    data: {
+      id: `${kstDay}-${String(randomInt(0, 10_000_000)).padStart(7, '0')}`,
+      shopId: c.id,
+      buyerName: r.buyerName.trim(),
+      amount: r.amount,
+      status: 'AWAITING_DEPOSIT',
+      buyerEmail: (r.buyerEmail as string | null | undefined) ?? null,
+      orderedAt: now,
+      payBy: hours === null ? null : new Date(now.getTime() + (hours as number) * 3600_000),
+    },
+  });
+  if (c.state === 'CONNECTED') {
+    await deps.prisma.shopConnection.update({ where: { id: c.id }, data: { nextSyncAt: now } });
+    deps.onShopSyncDue?.();
+  }
+  return order;
+}
+
+/** cancelSimulatedShopOrder: the buyer (or the shop) cancels the order; the next sync cancels its unpaid invoice. */
+export async function cancelSimulatedShopOrder(deps: Deps, principal: Principal | null, r: { connectionId: unknown; orderId: unknown }): Promise<SimulatedShopOrder> {
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
+  const c = await simulatedConnection(deps, p, r.connectionId);
+  const order = typeof r.orderId === 'string' ? await deps.prisma.simulatedShopOrder.findFirst({ where: { id: r.orderId, shopId: c.id } }) : null;
+  if (!order) throw new DomainError('SHOP_ORDER_NOT_FOUND');
+  if (order.status !== 'AWAITING_DEPOSIT') return order;
+  const canceled = await deps.prisma.simulatedShopOrder.update({ where: { id: order.id }, data: { status: 'CANCELED' } });
+  await deps.prisma.shopConnection.update({ where: { id: c.id }, data: { nextSyncAt: deps.clock.now() } });
+  deps.onShopSyncDue?.();
+  return canceled;
+}
+
+/** The simulated shop's orders of a connection, newest first (what the shop's own admin would show). */
+export async function listSimulatedShopOrders(deps: Deps, principal: Principal | null, connectionId: unknown): Promise<SimulatedShopOrder[]> {
+  const p = requirePrincipal(principal);
+  const c = await simulatedConnection(deps, p, connectionId);
+  return deps.prisma.simulatedShopOrder.findMany({ where: { shopId: c.id }, orderBy: [{ orderedAt: 'desc' }, { id: 'desc' }], take: 100 });
+}
