@@ -1,14 +1,18 @@
-/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, listen (USAGE below). */
+/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, listen, the simulated shop's commands (USAGE below). */
 import { parseArgs } from 'node:util';
 import { ServiceClient, bootstrap } from './client.ts';
 import { listen } from './listen.ts';
 import { simulatedDepositorName } from './simulate.ts';
+import { connectSimulatedShop, shopOrder, simulatedShopSide, simulateShopOrder, waitForShopOrder } from './shops.ts';
 
 const USAGE = `Usage:
   npm run cli -- bootstrap [--url URL] [--email E] [--password P] [--name N]
   npm run cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
   npm run cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
-  npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--url URL]`;
+  npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--url URL]
+  npm run cli -- connect-simulated-shop --token <session token> --shop <name>
+  npm run cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
+  npm run cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]`;
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -25,6 +29,11 @@ const { values } = parseArgs({
     bank: { type: 'string' },
     truncate: { type: 'string' },
     'forward-to': { type: 'string' },
+    shop: { type: 'string' },
+    connection: { type: 'string' },
+    order: { type: 'string' },
+    'pay-within-hours': { type: 'string' },
+    'wait-for': { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -52,6 +61,29 @@ try {
     const r = await client.deposit(values.token, { depositorName: name, amount: Number(values.amount), notificationId: values.id });
     console.log(JSON.stringify({ status: r.status, depositorName: name, ...r.body }, null, 2));
     if (r.status >= 400) process.exit(1);
+  } else if (command === 'connect-simulated-shop') {
+    if (!values.token || !values.shop) usage();
+    console.log(JSON.stringify(await connectSimulatedShop(client, values.token!, values.shop!), null, 2));
+  } else if (command === 'simulate-shop-order') {
+    if (!values.token || !values.connection || !values.name || !values.amount || !/^\d+$/.test(values.amount)) usage();
+    const hours = values['pay-within-hours'];
+    if (hours !== undefined && !/^\d+$/.test(hours)) usage();
+    const out = await simulateShopOrder(client, values.token!, {
+      connectionId: values.connection!,
+      buyerName: values.name!,
+      amount: Number(values.amount),
+      ...(hours !== undefined ? { payWithinHours: Number(hours) } : {}),
+    });
+    console.log(JSON.stringify(out, null, 2));
+  } else if (command === 'shop-order') {
+    if (!values.token || !values.connection || !values.order) usage();
+    const wanted = values['wait-for'];
+    const ours = wanted
+      ? await waitForShopOrder(client, values.token!, values.connection!, values.order!, (o) => o?.state === wanted)
+      : await shopOrder(client, values.token!, values.connection!, values.order!);
+    const shop = await simulatedShopSide(client, values.token!, values.connection!, values.order!).catch(() => null);
+    console.log(JSON.stringify({ order: ours, shop }, null, 2));
+    if (wanted && ours?.state !== wanted) process.exit(1);
   } else if (command === 'listen') {
     if (!values.token) {
       console.error(USAGE);
@@ -67,5 +99,10 @@ try {
 } catch (e) {
   console.error(`Failed against ${url}: ${(e as Error).message}`);
   process.exit(1);
+}
+
+function usage(): never {
+  console.error(USAGE);
+  process.exit(2);
 }
 

@@ -321,4 +321,26 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     expect(beforeMarker()).toEqual(before);
     expect(server.errorLines()).toEqual([]);
   });
+
+  it('a shop order paid end to end in the simulated shop, by the CLI (the tour step 6), after the restart', async () => {
+    const cli = async (args: string[]) => {
+      const r = await runScript('cli', [...args, '--url', client.baseUrl]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const shop = await cli(['connect-simulated-shop', '--token', me.sessionToken, '--shop', 'demo-shop']);
+    expect(shop).toMatchObject({ platform: 'SIMULATED', shopId: 'demo-shop', state: 'CONNECTED' });
+    const order = await cli(['simulate-shop-order', '--token', me.apiKey.secret, '--connection', shop.id, '--name', '이영희', '--amount', '32000']);
+    expect(order.imported).toMatchObject({ state: 'LINKED', invoice: { status: 'PENDING', amount: 32000, customer: { name: '이영희' } } });
+    await cli(['simulate-deposit', '--token', me.bankAccount.notificationToken, '--name', '이영희', '--amount', '32000']);
+    const paid = await cli(['shop-order', '--token', me.apiKey.secret, '--connection', shop.id, '--order', order.shopOrderId, '--wait-for', 'CONFIRMED']);
+    expect(paid.order).toMatchObject({ state: 'CONFIRMED', confirmAttempts: 1, invoice: { status: 'PAID' } });
+    expect(paid.shop).toMatchObject({ status: 'PAID', confirmCalls: 1 });
+    // The V2 webhook hears of it with the invoice and the order.
+    await okV2.waitFor((r) => r.some((x) => x.json.type === 'shop_order.confirmed'));
+    const event = okV2.received.find((x) => x.json.type === 'shop_order.confirmed')!.json;
+    expect(event.data.shopOrder).toMatchObject({ orderId: order.shopOrderId, state: 'CONFIRMED', platform: 'SIMULATED' });
+    expect(event.data.invoice.id).toBe(order.imported.invoice.id);
+    expect(server.errorLines()).toEqual([]);
+  });
 });

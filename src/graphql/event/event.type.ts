@@ -67,7 +67,7 @@ const EventRecordType = builder.prismaObject('Event', {
   interfaces: [NodeInterface],
   fields: (t) => ({
     sequence: t.string({ description: 'Per-workspace sequence number (decimal).', resolve: (e) => e.sequence.toString() }),
-    type: t.exposeString('type', { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, invoice.deleted, invoice.unpaid, receipt.issued, receipt.failed.' }),
+    type: t.exposeString('type', { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, invoice.deleted, invoice.unpaid, receipt.issued, receipt.failed, shop_order.confirmed, shop_order.confirmation_failed, shop_order.attention_needed.' }),
     invoiceId: t.exposeID('invoiceId', { nullable: true, description: 'The invoice it concerns.' }),
     cashReceiptId: t.exposeID('cashReceiptId', { nullable: true, description: 'The cash receipt it concerns.' }),
     data: t.field({
