@@ -57,6 +57,8 @@ export const configSchema = z.object({
   CAFE24_CLIENT_SECRET: z.string().min(1).optional(),
   CAFE24_REDIRECT_URI: urlWith(['http:', 'https:']).optional(),
   CAFE24_API_URL: z.string().includes('{mallid}', { message: 'must contain {mallid}' }).default('https://{mallid}.cafe24api.com'),
+  /** One Cafe24 API call's time limit, the answer included. */
+  CAFE24_TIMEOUT_MS: intFrom(100, 120_000).default(10_000),
   /** How often connected shops' new bank-transfer orders are imported. */
   SHOP_SYNC_INTERVAL_MS: intFrom(1000, 86_400_000).default(300_000),
   /** Comma-separated delays (ms) of the 6 webhook retries. */
@@ -83,6 +85,11 @@ export const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: intFrom(1000, 3_600_000).default(30_000),
   /** Run background workers (outbox dispatch, webhooks, agency jobs) in this process. */
   WORKERS: bool.default(true),
+  /**
+   * How long a claimed job is its claimer's: a job whose process died runs again after this. Longer than any job's
+   * worst case (a shop confirmation: a few shop calls of CAFE24_TIMEOUT_MS each, and a token refresh).
+   */
+  JOB_LEASE_MS: intFrom(1000, 3_600_000).default(60_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -29,7 +29,9 @@ export class JobRunner extends LoopWorker {
   }
 
   private async msUntilNextDue(): Promise<number> {
-    const rows = await this.prisma.$queryRawUnsafe<{ at: Date | null }[]>(`SELECT min("runAt") AS at FROM "Job" WHERE status = 'PENDING'`);
+    // A job leased by another instance (or by a process that died) is due when its lease ends, not at its runAt: else
+    // the loop would re-run at once, over and over, for the whole lease.
+    const rows = await this.prisma.$queryRawUnsafe<{ at: Date | null }[]>(`SELECT min(GREATEST("runAt", "lockedUntil")) AS at FROM "Job" WHERE status = 'PENDING'`);
     const at = rows[0]?.at;
     return at ? new Date(at).getTime() - this.clock.now().getTime() : this.opts.pollMs;
   }

@@ -170,6 +170,7 @@ function shopAdapters(config: Config, db: Database, clock: Clock): ShopAdapters 
         clientSecret: config.CAFE24_CLIENT_SECRET!,
         redirectUri: config.CAFE24_REDIRECT_URI!,
         apiBaseUrl: (mallId) => config.CAFE24_API_URL.replaceAll('{mallid}', mallId),
+        timeoutMs: config.CAFE24_TIMEOUT_MS,
       })
     : null;
   return { get: (platform) => (platform === 'SIMULATED' ? simulated : platform === 'CAFE24' ? cafe24 : null) };

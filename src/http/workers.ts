@@ -42,7 +42,13 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const bus = createEventBus(config.REDIS_URL);
   const mail = email ?? (config.SMTP_URL ? smtpEmail(config.SMTP_URL, config.MAIL_FROM) : outboxEmail(log));
   const webhookHttp = new WebhookHttpClient({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
-  const jobs = new JobRunner(db.prisma, clock, log, { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps), ...shopJobs(deps) });
+  const jobs = new JobRunner(
+    db.prisma,
+    clock,
+    log,
+    { 'email.send': emailJob(db.prisma, clock, mail), ...receiptJobs(deps), ...shopJobs(deps) },
+    { pollMs: 1000, leaseMs: config.JOB_LEASE_MS, batch: 20 },
+  );
   const webhooks = new WebhookWorker(db.prisma, clock, webhookHttp, encryptionKey, log, {
     payload: webhookPayload,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,

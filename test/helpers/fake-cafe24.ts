@@ -21,9 +21,11 @@
  *   carries `X-Api-Call-Limit: n/40`, and a call that finds the bucket full is answered 429. The token endpoint is not
  *   counted (Cafe24 documents the bucket for the Admin API).
  * - Faults: `failNext(n, fault)` answers the next n matching requests with a status (and headers/body), optionally
- *   after applying a PUT (`afterApply`, as if Cafe24 fell over before answering); `hangNext(n)` never answers.
+ *   after applying a PUT (`afterApply`, as if Cafe24 fell over before answering); `hangNext(n)` never answers (with
+ *   `afterApply`, a PUT is applied first: Cafe24 did it, its answer never came). `hold(match)` keeps every matching
+ *   request waiting, unanswered and unprocessed, until `release()` (a test lines up concurrent callers with it).
  * - `requests`: every request (method, mall, path, query, headers without Authorization, the body with secrets
- *   removed, the status answered).
+ *   removed, the status answered). `issued`: every code and token handed out, for tests that check none leaks.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -92,6 +94,23 @@ export interface Fault {
   afterApply?: boolean;
 }
 
+/** Requests a test keeps waiting (FakeCafe24.hold). */
+export interface Hold {
+  /** Matching requests that arrived (held, or let through after the release). */
+  readonly arrived: number;
+  /** Resolves once `n` matching requests have arrived. */
+  whenArrived(n: number): Promise<void>;
+  /** Lets the held requests (and every later one) through. */
+  release(): void;
+}
+
+/** A secret the fake handed out. */
+export interface IssuedSecret {
+  kind: 'code' | 'access_token' | 'refresh_token';
+  mallId: string;
+  value: string;
+}
+
 export interface FakeCafe24Options {
   clientId: string;
   clientSecret: string;
@@ -126,11 +145,17 @@ export interface FakeCafe24 {
   markPaid(orderId: string): FakeCafe24Order;
   order(orderId: string): FakeCafe24Order | undefined;
   failNext(n: number, fault: Fault): void;
-  hangNext(n: number, match?: { method?: string; path?: string }): void;
+  hangNext(n: number, match?: { method?: string; path?: string; afterApply?: boolean }): void;
+  /** Holds every matching request (default: any Admin API call) until released. */
+  hold(match?: { method?: string; path?: string; mallId?: string }): Hold;
+  /** Every code, access token and refresh token issued, in order. */
+  issued: IssuedSecret[];
   /** Sets a mall's bucket level (as if other apps had called). */
   fillBucket(mallId: string, level: number): void;
   /** Expires every access token issued so far. */
   expireAccessTokens(): void;
+  /** Expires every refresh token issued so far (Cafe24 answers invalid_grant: the merchant must install again). */
+  expireRefreshTokens(): void;
   close(): Promise<void>;
 }
 
@@ -170,7 +195,9 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
   const orders = new Map<string, FakeCafe24Order>();
   const buckets = new Map<string, { level: number; at: number }>();
   const faults: (Fault & { left: number })[] = [];
-  const hangs: { left: number; method?: string; path?: string }[] = [];
+  const hangs: { left: number; method?: string; path?: string; afterApply?: boolean }[] = [];
+  const holds: { method?: string; path?: string; mallId?: string; released: boolean; arrived: number; waiters: (() => void)[]; check: (() => void)[] }[] = [];
+  const issued: IssuedSecret[] = [];
   const hanging = new Set<ServerResponse>();
   const orderSeq = new Map<string, number>();
   const requests: FakeCafe24Request[] = [];
@@ -192,6 +219,7 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     const now = Date.now();
     const access = secret();
     const refresh = secret();
+    issued.push({ kind: 'access_token', mallId, value: access }, { kind: 'refresh_token', mallId, value: refresh });
     accessTokens.set(access, { mallId, expiresAt: now + fake.accessTokenTtlMs, scopes });
     refreshTokens.set(refresh, { mallId, expiresAt: now + fake.refreshTokenTtlMs, used: false, scopes });
     return {
@@ -415,13 +443,20 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     if (!MALL_RE.test(mallId)) return send(404, cafe24Error(404, 'No such mall.'));
 
     const matches = (f: { method?: string; path?: string }) => (!f.method || f.method === req.method) && (f.path ? path.startsWith(f.path) : isApi);
+    for (const h of [...holds]) {
+      if ((h.mallId && h.mallId !== mallId) || !matches(h)) continue;
+      h.arrived++;
+      for (const c of h.check) c();
+      if (!h.released) await new Promise<void>((resolve) => h.waiters.push(resolve));
+    }
     const hang = hangs.find((h) => h.left > 0 && matches(h));
-    if (hang) {
-      hang.left--;
+    const hangUp = (h: { left: number }) => {
+      h.left--;
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
-      return;
-    }
+    };
+    // An `afterApply` hang is spent where the request was applied (below), not on a request answered before that.
+    if (hang && !hang.afterApply) return hangUp(hang);
     const faultAt = faults.findIndex((f) => f.left > 0 && matches(f));
     const fault = faultAt >= 0 ? faults[faultAt] : null;
     if (fault) fault.left--;
@@ -469,6 +504,7 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
       if (Object.keys(query).length > 0) violations.push(`PUT /payments: unexpected query ${Object.keys(query).join(',')}`);
       [status, payload] = updatePayments(mallId, body, tok.scopes);
     } else [status, payload] = [404, cafe24Error(404, 'No API found.')];
+    if (hang) return hangUp(hang);
     if (fault) return answerFault(fault);
     return send(status, payload);
   }
@@ -489,8 +525,10 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     echoGrantInErrors: false,
     requests,
     violations,
+    issued,
     authorize(mallId, _state, redirectUri = opts.redirectUri) {
       const code = secret();
+      issued.push({ kind: 'code', mallId, value: code });
       codes.set(code, { mallId, redirectUri, expiresAt: Date.now() + codeTtlMs, used: false, scopes: [...grantedScopes] });
       return code;
     },
@@ -545,13 +583,40 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     hangNext(n, match = {}) {
       hangs.push({ left: n, ...match });
     },
+    hold(match = {}) {
+      const h = { ...match, released: false, arrived: 0, waiters: [] as (() => void)[], check: [] as (() => void)[] };
+      holds.push(h);
+      return {
+        get arrived() {
+          return h.arrived;
+        },
+        whenArrived: (n) =>
+          new Promise<void>((resolve) => {
+            const check = () => h.arrived >= n && resolve();
+            h.check.push(check);
+            check();
+          }),
+        release() {
+          h.released = true;
+          if (holds.includes(h)) holds.splice(holds.indexOf(h), 1);
+          for (const w of h.waiters.splice(0)) w();
+        },
+      };
+    },
     fillBucket(mallId, level) {
       buckets.set(mallId, { level, at: Date.now() });
     },
     expireAccessTokens() {
       for (const t of accessTokens.values()) t.expiresAt = 0;
     },
+    expireRefreshTokens() {
+      for (const t of refreshTokens.values()) t.expiresAt = 0;
+    },
     async close() {
+      for (const h of [...holds]) {
+        h.released = true;
+        for (const w of h.waiters.splice(0)) w();
+      }
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

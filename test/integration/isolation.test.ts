@@ -71,6 +71,8 @@ interface Fixtures {
   pendingCode: string;
   eventId: string;
   emailId: string;
+  /** A simulated shop connected to the owner's workspace (receiving on A), one of its orders (shop's id) and its import (sho_). */
+  shop: { connectionId: string; orderNo: string; shopOrderId: string };
   /** Values the principal must never receive. */
   forbidden: Record<Principal, Markers>;
 }
@@ -100,6 +102,9 @@ const OWNER = {
   rRevGql: { identifier: '01077770003', amount: 733_333 },
   rRevApi: { identifier: '01077770004', amount: 733_444 },
   keyNames: ['IsoReadOnlyKey', 'IsoLimitedKey', 'IsoDisabledKey', 'IsoVictimKey'],
+  shopName: 'iso-owner-shop',
+  shopBuyer: 'IsoShopBuyer',
+  shopAmount: 737_373,
 };
 
 let t: TestApp;
@@ -200,6 +205,27 @@ async function setUp(): Promise<Fixtures> {
   const emails = await until(() => gqlOk(`{ emails { id invoiceId } }`, {}, s), (r) => r.emails.some((e: { invoiceId: string | null }) => e.invoiceId === iA));
   f.emailId = emails.emails.find((e: { invoiceId: string | null }) => e.invoiceId === iA).id;
 
+  // A simulated shop of the owner's, receiving on A, with one order imported as an invoice.
+  const install = await gqlOk(
+    `mutation($i: StartShopInstallInput!) { startShopInstall(input: $i) { ... on ShopInstallPayload { authorizeUrl connection { id } } } }`,
+    { i: { platform: 'SIMULATED', shopId: OWNER.shopName, bankAccountIds: [A.id] } },
+    s,
+  );
+  // The browser's part, in process: the approval page answers a redirect to the callback.
+  const approval = await t.app.fetch(new Request(new URL(install.startShopInstall.authorizeUrl, t.url)));
+  expect((await t.app.fetch(new Request(new URL(approval.headers.get('location')!, t.url)))).status).toBe(200);
+  const shopConnectionId = install.startShopInstall.connection.id as string;
+  const placed = await gqlOk(
+    `mutation($i: SimulateShopOrderInput!) { simulateShopOrder(input: $i) { ... on SimulatedShopOrderPayload { order { id } } } }`,
+    { i: { connectionId: shopConnectionId, buyerName: OWNER.shopBuyer, amount: OWNER.shopAmount } },
+    s,
+  );
+  const imported = await until(
+    () => gqlOk(`query($c: ID!) { shopConnection(id: $c) { orders { id state } } }`, { c: shopConnectionId }, s),
+    (r) => r.shopConnection.orders.some((o: { state: string }) => o.state === 'LINKED'),
+  );
+  f.shop = { connectionId: shopConnectionId, orderNo: placed.simulateShopOrder.order.id, shopOrderId: imported.shopConnection.orders[0].id };
+
   // The other workspace has data of its own, so its lists are not trivially empty.
   await create({ bankAccountIds: [], customer: { name: 'IsoOtherInv' }, amount: 5_555 }, other.apiKey.secret);
   await c.deposit(other.bankAccount.notificationToken, { depositorName: 'IsoOtherDep', amount: 6_666 });
@@ -220,7 +246,7 @@ async function setUp(): Promise<Fixtures> {
     strings: [
       owner.accountId, owner.workspaceId, owner.email, owner.apiKey.id, A.id, A.number, B.id, B.number,
       iA, iAll, iB, iPaidAll, iBm, tA, tB, tBm, tAm, f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.rct.rRevApi, f.webhookId, f.app.id, f.eventId, f.emailId,
-      readOnly.id, limited.id, disabled.id, victim.id,
+      readOnly.id, limited.id, disabled.id, victim.id, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer,
       OWNER.person, OWNER.company, OWNER.aliasB, OWNER.hookPath, OWNER.appName, ...OWNER.keyNames,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iB.name, OWNER.iPaidAll.name, OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta,
@@ -228,7 +254,7 @@ async function setUp(): Promise<Fixtures> {
     ],
     numbers: [
       OWNER.iA.amount, OWNER.iA.patched, OWNER.iAll.amount, OWNER.iB.amount, OWNER.iPaidAll.amount, OWNER.iBm.amount, OWNER.tA.amount, OWNER.tB.amount, OWNER.tAm.amount,
-      OWNER.rI.amount, OWNER.rRevRest.amount, OWNER.rRevGql.amount, OWNER.rRevApi.amount,
+      OWNER.rI.amount, OWNER.rRevRest.amount, OWNER.rRevGql.amount, OWNER.rRevApi.amount, OWNER.shopAmount,
     ],
   };
   // A key limited to B may see B's invoices and deposits (tBm says which invoice it paid: its id is a field of the
@@ -236,11 +262,11 @@ async function setUp(): Promise<Fixtures> {
   // (its deposits' names, amounts, the account number) or of the all-accounts invoices.
   const outsideB: Markers = {
     strings: [
-      A.id, A.number, iA, iAll, tA,
+      A.id, A.number, iA, iAll, tA, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta, OWNER.tA.name, OWNER.tAm.name,
     ],
-    numbers: [OWNER.iA.amount, OWNER.iA.patched, OWNER.iAll.amount, OWNER.tA.amount, OWNER.tAm.amount],
+    numbers: [OWNER.iA.amount, OWNER.iA.patched, OWNER.iAll.amount, OWNER.tA.amount, OWNER.tAm.amount, OWNER.shopAmount],
   };
   const nothing: Markers = { strings: [], numbers: [] };
   f.forbidden = { otherKey: everything, otherSession: everything, revokedOAuth: everything, disabledKey: everything, session: everything, limitedKey: outsideB, readOnlyKey: nothing };
@@ -618,6 +644,22 @@ const GQL_ROWS: GqlRow[] = [
     field: 'viewer', query: `{ viewer { kind readOnly bankAccountIds apiKeyId account { id email name } workspace { id name ownerId paidEmailEnabled owner { email name } businessInfo { companyName } } } }`,
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.owner.workspaceId] }), limitedKey: OK({ sees: (f) => [f.B.id] }), ...GQL_DEAD },
   },
+  {
+    field: 'shopConnections', query: `{ shopConnections { id shopId orders { id orderId invoice { id } } } }`,
+    expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.shop.connectionId, f.shop.shopOrderId] }), limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'shopConnection', query: `query($id: ID!) { shopConnection(id: $id) { id shopId orders { id orderId depositorName amount } } }`, vars: (f) => ({ id: f.shop.connectionId }),
+    expect: { otherKey: R('SHOP_CONNECTION_NOT_FOUND'), otherSession: R('SHOP_CONNECTION_NOT_FOUND'), readOnlyKey: OK({ sees: (f) => [f.shop.connectionId, f.shop.orderNo] }), limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'shopOrder', query: `query($id: ID!) { shopOrder(id: $id) { id orderId depositorName invoice { id } } }`, vars: (f) => ({ id: f.shop.shopOrderId }),
+    expect: { otherKey: R('SHOP_ORDER_NOT_FOUND'), otherSession: R('SHOP_ORDER_NOT_FOUND'), readOnlyKey: OK({ sees: (f) => [f.shop.shopOrderId, OWNER.shopBuyer] }), limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'simulatedShopOrders', query: `query($c: ID!) { simulatedShopOrders(connectionId: $c) { id buyerName amount status } }`, vars: (f) => ({ c: f.shop.connectionId }),
+    expect: { otherKey: R('SHOP_CONNECTION_NOT_FOUND'), otherSession: R('SHOP_CONNECTION_NOT_FOUND'), readOnlyKey: OK({ sees: (f) => [f.shop.orderNo] }), limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
   { field: 'webhook', query: `query($id: ID!) { webhook(id: $id) { id url deliveries { id eventId } } }`, vars: (f) => ({ id: f.webhookId }), expect: dashboard(R('NOT_FOUND')) },
   { field: 'webhooks', query: `{ webhooks { id url } }`, expect: dashboard(OK()) },
 
@@ -671,6 +713,44 @@ const GQL_ROWS: GqlRow[] = [
       query: `mutation($id: ID!) { ${field}(id: $id) { ${ERR} ... on ${field === 'rotateWebhookSecret' ? 'WebhookSecretPayload { signingSecret' : 'WebhookPayload {'} webhook { id url } } } }`,
       vars: (f) => ({ id: f.webhookId }),
       expect: dashboard(R('NOT_FOUND')),
+    }),
+  ),
+  {
+    // Any workspace may connect a shop of its own; nothing of the owner's is reached.
+    field: 'startShopInstall', query: `mutation { startShopInstall(input: {platform: SIMULATED, shopId: "iso-probe-shop"}) { ${ERR} ... on ShopInstallPayload { authorizeUrl connection { id shopId } } } }`,
+    expect: dashboard(OK()),
+  },
+  {
+    field: 'completeShopInstall', query: `mutation { completeShopInstall(state: "iso-probe-state", code: "simulated-approval") { ${ERR} ... on ShopConnectionPayload { connection { id } } } }`,
+    expect: dashboard(OK({ code: 'SHOP_INSTALL_INVALID' })),
+  },
+  {
+    field: 'disconnectShop', query: `mutation($id: ID!) { disconnectShop(id: $id) { ${ERR} ... on ShopConnectionPayload { connection { id state } } } }`, vars: (f) => ({ id: f.shop.connectionId }),
+    expect: dashboard(R('SHOP_CONNECTION_NOT_FOUND')),
+  },
+  ...(
+    [
+      ['syncShopOrders', `mutation($c: ID!) { syncShopOrders(connectionId: $c) { ${ERR} ... on ShopSyncPayload { imported connection { id } } } }`, (f: Fixtures) => ({ c: f.shop.connectionId }), 'SHOP_CONNECTION_NOT_FOUND'],
+      ['retryShopOrderConfirmation', `mutation($id: ID!) { retryShopOrderConfirmation(id: $id) { ${ERR} ... on ShopOrderPayload { shopOrder { id } } } }`, (f: Fixtures) => ({ id: f.shop.shopOrderId }), 'SHOP_ORDER_NOT_FOUND'],
+      [
+        'simulateShopOrder',
+        `mutation($c: ID!) { simulateShopOrder(input: {connectionId: $c, buyerName: "IsoProbeBuyer", amount: 1}) { ${ERR} ... on SimulatedShopOrderPayload { order { id } } } }`,
+        (f: Fixtures) => ({ c: f.shop.connectionId }),
+        'SHOP_CONNECTION_NOT_FOUND',
+      ],
+      [
+        'cancelSimulatedShopOrder',
+        `mutation($c: ID!, $o: String!) { cancelSimulatedShopOrder(connectionId: $c, orderId: $o) { ${ERR} ... on SimulatedShopOrderPayload { order { id status } } } }`,
+        (f: Fixtures) => ({ c: f.shop.connectionId, o: f.shop.orderNo }),
+        'SHOP_CONNECTION_NOT_FOUND',
+      ],
+    ] as const
+  ).map(
+    ([field, query, vars, notFound]): GqlRow => ({
+      field,
+      query,
+      vars,
+      expect: { otherKey: R(notFound), otherSession: R(notFound), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
     }),
   ),
   {

@@ -35,8 +35,17 @@ function parsePlatform(raw: unknown): ShopPlatform {
   return raw as ShopPlatform;
 }
 
+/**
+ * Shops are the whole workspace's: their orders become invoices on any receiving account. A key limited to some bank
+ * accounts may not see or touch them (OUT_OF_SCOPE), as it may not see invoices outside its accounts.
+ */
+export function assertWholeWorkspace(p: Principal): void {
+  if (p.bankAccountIds !== null) throw new DomainError('OUT_OF_SCOPE');
+}
+
 /** A connection of the principal's workspace (SHOP_CONNECTION_NOT_FOUND for a missing or foreign id). */
 export async function loadShopConnectionFor(deps: Deps, p: Principal, id: unknown): Promise<ShopConnection> {
+  assertWholeWorkspace(p);
   return findInWorkspace(p, 'shopConnection', id, { invalid: 'SHOP_CONNECTION_NOT_FOUND', notFound: 'SHOP_CONNECTION_NOT_FOUND', foreign: 'SHOP_CONNECTION_NOT_FOUND' }, (id) =>
     deps.prisma.shopConnection.findUnique({ where: { id } }),
   );
@@ -116,13 +125,26 @@ async function storeTokens(deps: Deps, id: string, tokens: ShopTokens, opts: { c
       : {}),
   };
   const connection = await deps.prisma.shopConnection.update({ where: { id }, data });
-  if (opts.connected) deps.onShopSyncDue?.();
+  if (opts.connected) {
+    deps.onShopSyncDue?.();
+    // Confirmations that waited for the connection (a payment while it needed re-authorization) go out now, not at the
+    // end of their backoff (up to an hour; and their attempts would run out while the merchant takes their time).
+    const due = await deps.sql.query<{ id: string }>(
+      `UPDATE "Job" j SET "runAt" = $2::timestamptz FROM "ShopOrder" o
+        WHERE j.kind = 'shop.confirm' AND j.status = 'PENDING' AND j."runAt" > $2::timestamptz
+          AND o.id = j.payload->>'shopOrderId' AND o."connectionId" = $1 AND o.state = 'CONFIRMING'
+       RETURNING j.id`,
+      [id, now.toISOString()],
+    );
+    if (due.length > 0) deps.onJobsQueued();
+  }
   return connection;
 }
 
 /** shopConnections: the workspace's connections, newest first (any credential of the workspace may read them). */
 export async function listShopConnections(deps: Deps, principal: Principal | null): Promise<ShopConnection[]> {
   const p = requirePrincipal(principal);
+  assertWholeWorkspace(p);
   return deps.prisma.shopConnection.findMany({ where: { workspaceId: p.workspaceId }, orderBy: { createdAt: 'desc' } });
 }
 
@@ -151,13 +173,28 @@ export async function disconnectShop(deps: Deps, principal: Principal | null, id
   });
 }
 
-/** The connection cannot call its shop now (not connected, or its tokens were refused for good). */
+const NOT_CONNECTED_TEXT: Record<string, string> = {
+  NEEDS_REAUTHORIZATION: 'The shop must be installed again (startShopInstall with the same shop)',
+  INSTALLING: "The shop's install has not been approved yet",
+  DISCONNECTED: 'The shop is disconnected',
+};
+
+/**
+ * The connection cannot call its shop now (not connected, or its tokens were refused for good). `reason`: what the
+ * shop said when it refused the grant (kept in the message, so the merchant sees why on the connection and the order).
+ */
 export class ShopNotConnected extends Error {
-  constructor(readonly state: string) {
-    super(`The shop connection is ${state.toLowerCase().replace(/_/g, ' ')}.`);
+  constructor(
+    readonly state: string,
+    readonly reason: string | null = null,
+  ) {
+    super(`${NOT_CONNECTED_TEXT[state] ?? `The shop connection is ${state.toLowerCase().replace(/_/g, ' ')}`}${reason ? `: ${reason}` : '.'}`);
     this.name = 'ShopNotConnected';
   }
 }
+
+const notConnected = (c: Pick<ShopConnection, 'state' | 'lastSyncError'> | null | undefined) =>
+  new ShopNotConnected(c?.state ?? 'DISCONNECTED', c?.state === 'NEEDS_REAUTHORIZATION' ? c.lastSyncError : null);
 
 /**
  * A session with a valid access token. `failedToken`: the token the shop just refused (401): refresh unless another
@@ -174,12 +211,12 @@ async function sessionFor(deps: Deps, connectionId: string, failedToken?: string
     accessToken: decryptSecret(c.accessTokenSealed!, deps.encryptionKey, sealContext(c.id, 'access')),
   });
   const current = await deps.prisma.shopConnection.findUnique({ where: { id: connectionId } });
-  if (!current || current.state !== 'CONNECTED') throw new ShopNotConnected(current?.state ?? 'DISCONNECTED');
+  if (!current || current.state !== 'CONNECTED') throw notConnected(current);
   if (usable(current) && (failedToken === undefined || open(current).accessToken !== failedToken)) return open(current);
   let refused: ShopApiError | null = null;
   const session = await inTransaction(deps, async (tx) => {
     const [locked] = await tx.$queryRawUnsafe<ShopConnection[]>(`SELECT * FROM "ShopConnection" WHERE id = $1 FOR UPDATE`, connectionId);
-    if (!locked || locked.state !== 'CONNECTED') throw new ShopNotConnected(locked?.state ?? 'DISCONNECTED');
+    if (!locked || locked.state !== 'CONNECTED') throw notConnected(locked);
     if (usable(locked) && (failedToken === undefined || open(locked).accessToken !== failedToken)) return open(locked);
     if (!locked.refreshTokenSealed) {
       refused = new ShopApiError('NO_REFRESH_TOKEN', 'The shop gave no refresh token; install again.', { retryable: false, reauthorize: true });
@@ -212,13 +249,16 @@ async function sessionFor(deps: Deps, connectionId: string, failedToken?: string
   return needsReauthorization(deps, connectionId, (refused as ShopApiError | null)?.message ?? 'The shop refused the refresh token.');
 }
 
-/** The shop refused the install's grant (refresh token refused, app removed, scope withdrawn): the merchant must install again. */
+/**
+ * The shop refused the install's grant (refresh token refused, app removed, scope withdrawn): the merchant must install
+ * again. The shop's reason is kept on the connection (lastSyncError) and in the error.
+ */
 async function needsReauthorization(deps: Deps, connectionId: string, why: string): Promise<never> {
   await deps.prisma.shopConnection.updateMany({
     where: { id: connectionId, state: 'CONNECTED' },
     data: { state: 'NEEDS_REAUTHORIZATION', lastSyncError: why.slice(0, 1000), updatedAt: deps.clock.now() },
   });
-  throw new ShopNotConnected('NEEDS_REAUTHORIZATION');
+  throw new ShopNotConnected('NEEDS_REAUTHORIZATION', why.slice(0, 900));
 }
 
 /**

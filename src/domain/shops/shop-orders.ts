@@ -28,7 +28,7 @@ import { insertCheckedInvoice, invoiceEvent } from '../invoices/invoices.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { newId } from '../ids.ts';
 import { findInWorkspace } from '../workspace-rows.ts';
-import { callShop, ShopNotConnected } from './connections.ts';
+import { assertWholeWorkspace, callShop, ShopNotConnected } from './connections.ts';
 import { queueShopConfirmation } from './confirmation-queue.ts';
 import { isShopLinked, shopLinkMetadata } from './reserved-metadata.ts';
 import { ShopApiError, type AwaitingOrder } from './shop-port.ts';
@@ -178,13 +178,21 @@ export async function syncShopOrders(deps: Deps, c: ShopConnection): Promise<Syn
   return result;
 }
 
-/** An order canceled in the shop: CANCELED_IN_SHOP, and its invoice canceled if still unpaid (by the integration). */
+/**
+ * An order canceled in the shop: CANCELED_IN_SHOP, and its invoice canceled if still unpaid (by the integration).
+ * Locks are taken in the order a payment takes them — the invoice, then its shop order — so a deposit or mark-as-paid
+ * of the invoice at this moment waits for this cancellation or this for it, never each for the other (a deadlock).
+ */
 async function cancelForShop(deps: Deps, c: ShopConnection, orderId: string): Promise<boolean> {
   return inTransaction(deps, async (tx) => {
     const q = asRaw(tx);
     const now = deps.clock.now();
+    const [seen] = await q<{ invoiceId: string | null }>(`SELECT "invoiceId" FROM "ShopOrder" WHERE id = $1`, [orderId]);
+    if (!seen) return false;
+    if (seen.invoiceId) await q(`SELECT id FROM "Invoice" WHERE id = $1 FOR NO KEY UPDATE`, [seen.invoiceId]);
     const [order] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 AND state IN ('WAITING', 'LINKED') FOR UPDATE`, [orderId]);
-    if (!order) return false;
+    // Gone, or linked to an invoice meanwhile (a WAITING order imported by another sync): the next sync decides.
+    if (!order || order.invoiceId !== seen.invoiceId) return false;
     if (order.invoiceId) {
       const invoice = await tx.invoice.findUnique({ where: { id: order.invoiceId } });
       // Paid meanwhile: the payment wins (its confirmation will fail at the shop, for the merchant to see).
@@ -333,6 +341,7 @@ export async function retryShopOrderConfirmation(deps: Deps, principal: Principa
 
 /** An order of the principal's workspace (SHOP_ORDER_NOT_FOUND for a missing or foreign id). */
 export async function loadShopOrderFor(deps: Deps, p: Principal, id: unknown): Promise<ShopOrder> {
+  assertWholeWorkspace(p);
   return findInWorkspace(p, 'shopOrder', id, { invalid: 'SHOP_ORDER_NOT_FOUND', notFound: 'SHOP_ORDER_NOT_FOUND', foreign: 'SHOP_ORDER_NOT_FOUND' }, (id) =>
     deps.prisma.shopOrder.findUnique({ where: { id } }),
   );

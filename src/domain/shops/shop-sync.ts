@@ -33,11 +33,14 @@ async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: Sync
   try {
     const result = await syncShopOrders(deps, c);
     const now = deps.clock.now();
-    await deps.sql.query(
+    const [after] = await deps.sql.query<{ nextSyncAt: Date | null }>(
       `UPDATE "ShopConnection" SET "lastSyncAt" = $2::timestamptz, "lastSyncError" = NULL, "syncFailures" = 0, "nextSyncAt" = ${KEEP_NEWER_DUE('$3', '$4')}, "syncLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
-        WHERE id = $1`,
+        WHERE id = $1 RETURNING "nextSyncAt"`,
       [c.id, now.toISOString(), new Date(now.getTime() + interval).toISOString(), c.nextSyncAt?.toISOString() ?? null],
     );
+    // Made due while this sync ran (an order placed in the simulated shop): the loops that were told found the shop
+    // leased and wait for the lease's end; this instance's loop runs it now.
+    if (after?.nextSyncAt && new Date(after.nextSyncAt).getTime() <= now.getTime()) deps.onShopSyncDue?.();
     return { result };
   } catch (error) {
     const now = deps.clock.now();
@@ -65,7 +68,11 @@ export async function runDueShopSyncs(deps: Deps): Promise<boolean | number> {
   );
   for (const c of claimed) await runClaimed(deps, c);
   if (claimed.length >= CLAIM_BATCH) return true;
-  const [next] = await deps.sql.query<{ at: Date | null }>(`SELECT min("nextSyncAt") AS at FROM "ShopConnection" WHERE state = 'CONNECTED'`);
+  // A connection being synced elsewhere (another instance, or a process that died mid-sync) is due when its lease ends,
+  // not at its past due time: else this loop would run again at once, and again, for as long as the lease lasts.
+  const [next] = await deps.sql.query<{ at: Date | null }>(
+    `SELECT min(GREATEST("nextSyncAt", "syncLeaseUntil")) AS at FROM "ShopConnection" WHERE state = 'CONNECTED' AND "nextSyncAt" IS NOT NULL`,
+  );
   return next?.at ? Math.max(0, new Date(next.at).getTime() - deps.clock.now().getTime()) : deps.settings.shopSyncIntervalMs;
 }
 
@@ -86,7 +93,7 @@ export async function syncShopNow(deps: Deps, principal: Principal | null, id: u
   const after = await deps.prisma.shopConnection.findUniqueOrThrow({ where: { id: connection.id } });
   if ('error' in outcome) {
     const e = outcome.error;
-    if (e instanceof ShopNotConnected) throw new DomainError('SHOP_NOT_CONNECTED');
+    if (e instanceof ShopNotConnected) throw new DomainError('SHOP_NOT_CONNECTED', { message: e.message });
     if (e instanceof ShopApiError) throw new DomainError('SHOP_API_FAILED', { data: { shop: { code: e.code, message: e.message } } });
     throw e;
   }
