@@ -1,10 +1,13 @@
 /**
  * The webhook payloads (rest-compat/shared/webhook-payloads.ts) for the OpenAPI 3.1 `webhooks` section: one envelope
  * `{id, type, createdAt, workspaceId, data}` whose invoice and deposit are in the wire format of the webhook's
- * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks.
+ * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks. Every event type a
+ * webhook receives (src/domain/webhooks/routing.ts) is here, the shop_order events (V2 only) among them.
  */
 import { z } from 'zod';
 import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
+import { SHOP_PLATFORMS } from '../../src/domain/shops/shop-port.ts';
+import { ShopOrderState } from '../../src/generated/prisma/enums.ts';
 import { RECEIPT_KINDS } from '../shared/statuses.ts';
 import { V1_TIME_PATTERN, V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
 
@@ -52,6 +55,33 @@ const ReceiptSnapshot = z
     issuedAt: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'WebhookCashReceipt', description: 'The cash receipt record (more fields may be present).' });
+
+/**
+ * A shop order as the shop_order events carry it (src/domain/shops/shop-orders.ts, shopOrderSnapshot), `confirmedAt`
+ * in Unix seconds like every v2 time (rest-compat/shared/webhook-payloads.ts). Closed, as the wire objects are.
+ */
+const WebhookShopOrder = z
+  .object({
+    id: idOf('shopOrder'),
+    platform: z.enum(SHOP_PLATFORMS).meta({ description: 'The shop platform: CAFE24, or SIMULATED (the simulated shop).' }),
+    connectionId: idOf('shopConnection', 'The `shc_` connection (the connected shop) the order was imported from.'),
+    orderId: z.string().meta({ description: "The shop's order id." }),
+    invoiceId: idOf('invoice', 'The invoice the order became (also `data.invoice`).'),
+    state: z.enum(Object.values(ShopOrderState)).meta({
+      description: "The order's state here (ShopOrderState in the GraphQL schema): CONFIRMED for shop_order.confirmed and shop_order.attention_needed, FAILED for shop_order.confirmation_failed.",
+    }),
+    attention: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the merchant must look at the order, or null: PAYMENT_WITHDRAWN (its invoice was un-matched after the shop was told it was paid).' }),
+    confirmAttempts: z.int().meta({ description: 'Deposit confirmations sent to the shop so far.' }),
+    error: z
+      .object({ code: z.string().meta({ description: "The shop's error code (or ours when it gave none)." }), message: z.string().meta({ description: 'What the shop said.' }) })
+      .nullable()
+      .meta({ description: 'Why the last confirmation failed, or null.' }),
+    confirmedAt: unixSeconds.nullable().meta({ description: 'When the shop confirmed the deposit (Unix seconds), or null.' }),
+  })
+  .meta({ id: 'WebhookShopOrder', description: 'The shop order (Shop integrations) of a shop_order event.' });
 
 // Data objects are open: an event may carry more details (e.g. invoice.updated's changedFields) than listed.
 const data = (shape: z.ZodRawShape) => z.looseObject(shape);
@@ -115,5 +145,38 @@ export const WEBHOOK_EVENTS: WebhookEvent[] = [
     type: 'receipt.failed',
     summary: 'The tax authority refused a cash receipt (V2 webhooks).',
     payloads: [envelope('V2ReceiptFailedEvent', 'V2', 'receipt.failed', data({ cashReceipt: ReceiptSnapshot }), 'receipt.failed to a V2 webhook.')],
+  },
+  {
+    type: 'shop_order.confirmed',
+    summary: "A paid shop order's deposit was confirmed at its shop (Shop integrations; V2 webhooks).",
+    payloads: [
+      envelope('V2ShopOrderConfirmedEvent', 'V2', 'shop_order.confirmed', data({ invoice: V2Invoice, shopOrder: WebhookShopOrder }), 'shop_order.confirmed to a V2 webhook.'),
+    ],
+  },
+  {
+    type: 'shop_order.confirmation_failed',
+    summary: "The shop refused a paid order's deposit confirmation, or could not be reached until the retries ran out: the order is FAILED, `shopOrder.error` says why (Shop integrations; V2 webhooks).",
+    payloads: [
+      envelope(
+        'V2ShopOrderConfirmationFailedEvent',
+        'V2',
+        'shop_order.confirmation_failed',
+        data({ invoice: V2Invoice, shopOrder: WebhookShopOrder }),
+        'shop_order.confirmation_failed to a V2 webhook.',
+      ),
+    ],
+  },
+  {
+    type: 'shop_order.attention_needed',
+    summary: "A shop order's invoice was un-matched after the shop was told it was paid: `shopOrder.attention` says why (Shop integrations; V2 webhooks).",
+    payloads: [
+      envelope(
+        'V2ShopOrderAttentionNeededEvent',
+        'V2',
+        'shop_order.attention_needed',
+        data({ invoice: V2Invoice, shopOrder: WebhookShopOrder }),
+        'shop_order.attention_needed to a V2 webhook.',
+      ),
+    ],
   },
 ];

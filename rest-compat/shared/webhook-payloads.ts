@@ -1,6 +1,8 @@
 /**
  * Webhook payloads, one envelope for both versions: { id, type, createdAt, workspaceId, data: { invoice, trigger?,
- * transaction? } }, the objects and timestamps in the webhook version's wire format; `trigger` on invoice.paid.
+ * transaction?, shopOrder?, ... } }, the objects and timestamps in the webhook version's wire format; `trigger` on
+ * invoice.paid, `shopOrder` on the shop_order events (V2 only; its `confirmedAt` in Unix seconds like every v2 time).
+ * Other data keys are copied through.
  */
 import type { Event } from '../../src/generated/prisma/client.ts';
 import { webhookEventType, type WebhookVersionName } from '../../src/domain/webhooks/routing.ts';
@@ -17,6 +19,8 @@ interface EventData {
   trigger?: string;
   transaction?: (GqlTransaction & { bankAccount: GqlTransaction['bankAccount'] & { ownerId?: string } }) | null;
   reason?: string | null;
+  /** The shop_order events' order (src/domain/shops/shop-orders.ts, shopOrderSnapshot): `confirmedAt` ISO 8601. */
+  shopOrder?: { confirmedAt?: string | null; [k: string]: unknown } | null;
   [k: string]: unknown;
 }
 
@@ -37,6 +41,7 @@ export function webhookPayload(event: Pick<Event, 'id' | 'type' | 'workspaceId' 
     data.transaction = d.transaction ? (version === 'V1' ? v1Transaction(d.transaction, ownerId) : v2TransactionFromSnapshot(d.transaction)) : null;
   }
   if (event.type === 'invoice.canceled' || event.type === 'invoice.deleted') data.reason = d.reason ?? null;
+  if (d.shopOrder) data.shopOrder = { ...d.shopOrder, confirmedAt: version === 'V1' ? v1Time(d.shopOrder.confirmedAt) : v2Time(d.shopOrder.confirmedAt) };
   for (const [k, v] of Object.entries(d)) if (!(k in data) && k !== 'invoice') data[k] = v;
   return {
     id: event.id,

@@ -57,8 +57,8 @@ export const configSchema = z.object({
   CAFE24_CLIENT_SECRET: z.string().min(1).optional(),
   CAFE24_REDIRECT_URI: urlWith(['http:', 'https:']).optional(),
   CAFE24_API_URL: z.string().includes('{mallid}', { message: 'must contain {mallid}' }).default('https://{mallid}.cafe24api.com'),
-  /** One Cafe24 API call's time limit, the answer included. */
-  CAFE24_TIMEOUT_MS: intFrom(100, 120_000).default(10_000),
+  /** One Cafe24 API call's time limit, the answer included (at most 20 s: a token refresh holds its lease for 30 s). */
+  CAFE24_TIMEOUT_MS: intFrom(100, 20_000).default(10_000),
   /** How often connected shops' new bank-transfer orders are imported. */
   SHOP_SYNC_INTERVAL_MS: intFrom(1000, 86_400_000).default(300_000),
   /** Comma-separated delays (ms) of the 6 webhook retries. */

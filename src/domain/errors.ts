@@ -117,6 +117,8 @@ export const ERROR_TABLE = {
   SHOP_PLATFORM_NOT_CONFIGURED: r(409, 'CONFLICT', 409, '260001', 'This shop platform is not configured on this service (see the README, Shop integrations).'),
   INVALID_SHOP_ID: r(422, 'VALIDATION_FAILED', 422, '260002', 'The shop id is not one the platform could have (Cafe24 mall ids: 4-16 lower-case letters and digits).'),
   SHOP_INSTALL_DECLINED: r(400, 'BAD_REQUEST', 422, '260008', 'The shop install was not approved at the platform; start it again to connect the shop.'),
+  SHOP_CONNECTED_ELSEWHERE: r(409, 'CONFLICT', 409, '260009', 'This shop is connected to another workspace: disconnect it there first.'),
+  SHOP_APPROVAL_WRONG_WORKSPACE: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '260010', 'This account is not a member of the workspace that started the install.'),
   SHOP_INSTALL_INVALID: r(400, 'BAD_REQUEST', 422, '260003', 'The install is unknown, expired or already completed: start it again.'),
   SHOP_NOT_CONNECTED: r(409, 'CONFLICT', 409, '260004', 'The shop connection is not connected (installing, needing re-authorization, or disconnected).'),
   SHOP_API_FAILED: r(502, 'SHOP_API_FAILED', 502, '260005', 'The shop platform refused the call or did not answer; retry later.'),

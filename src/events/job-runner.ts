@@ -10,7 +10,7 @@ import { LoopWorker } from './loop.ts';
 
 export interface JobHandler {
   run(payload: any, job: Job): Promise<void>;
-  /** Called once when the last attempt failed. */
+  /** Called when the last attempt failed, before the job is marked FAILED (so it must be idempotent: see runJob). */
   onGiveUp?(payload: any, error: unknown): Promise<void>;
   maxAttempts?: number;
   /** Delay before attempt n+1 (n ≥ 1). */
@@ -68,8 +68,10 @@ export class JobRunner extends LoopWorker {
       const max = handler.maxAttempts ?? 8;
       const message = (e as Error)?.message?.slice(0, 1000) ?? String(e);
       if (job.attempts >= max) {
-        await this.prisma.job.update({ where: { id: job.id }, data: { status: 'FAILED', lockedUntil: null, lastError: message, updatedAt: now() } });
+        // The give-up first: a crash between the two leaves the job PENDING, to be tried once more and given up again
+        // (give-up handlers are idempotent), never FAILED without its give-up having run.
         await handler.onGiveUp?.(job.payload, e).catch((err) => this.log.error({ err, job: job.id }, 'job give-up handler failed'));
+        await this.prisma.job.update({ where: { id: job.id }, data: { status: 'FAILED', lockedUntil: null, lastError: message, updatedAt: now() } });
         this.log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed for good');
       } else {
         const delay = handler.backoffMs?.(job.attempts) ?? Math.min(2 ** job.attempts * 1000, 3_600_000);

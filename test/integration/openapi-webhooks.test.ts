@@ -7,8 +7,12 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { checkWebhookPayload } from '../helpers/openapi-check.ts';
 import { Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 
 const CREATE = `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } signingSecret } }`;
+const START_SHOP = `mutation($i: StartShopInstallInput!) { startShopInstall(input: $i) { __typename ... on ShopInstallPayload { authorizeUrl connection { id } } ... on DomainError { code message } } }`;
+const SIMULATE = `mutation($i: SimulateShopOrderInput!) { simulateShopOrder(input: $i) { __typename ... on SimulatedShopOrderPayload { order { id } } ... on DomainError { code message } } }`;
+const SHOP_ORDERS = `query($c: ID!) { shopConnection(id: $c) { orders { id orderId state invoice { id } } } }`;
 
 describe(`webhook payloads against /openapi.json on ${dbLabel}`, () => {
   let t: TestApp;
@@ -56,5 +60,59 @@ describe(`webhook payloads against /openapi.json on ${dbLabel}`, () => {
     expect(new Set(rx.ofType('invoice.created').map((r) => typeof r.json.createdAt))).toEqual(new Set(['string', 'number']));
     const paid = rx.ofType('invoice.paid').map((r) => r.json.data.trigger);
     expect(new Set(paid)).toEqual(new Set(['DEPOSIT', 'API_CALL']));
+  });
+
+  it('the shop_order events (V2 only) validate: confirmed, confirmation_failed and attention_needed from the simulated shop', async () => {
+    const gql = (q: string, v: Record<string, unknown> = {}) => t.client.gql(q, v, m.sessionToken);
+    // Connect a simulated shop: the authorize URL redirects to the callback, which completes the install.
+    const started = await gql(START_SHOP, { i: { platform: 'SIMULATED', shopId: 'webhook-shop' } });
+    expect(started.startShopInstall.__typename).toBe('ShopInstallPayload');
+    const connectionId = started.startShopInstall.connection.id as string;
+    const authorize = await fetch(new URL(started.startShopInstall.authorizeUrl, t.url), { redirect: 'manual' });
+    expect(authorize.status).toBe(302);
+    const callback = await fetch(new URL(authorize.headers.get('location')!, t.url), { headers: { accept: 'application/json' } });
+    expect(callback.status).toBe(200);
+    const linked = async (buyerName: string, amount: number) => {
+      const r = await gql(SIMULATE, { i: { connectionId, buyerName, amount } });
+      expect(r.simulateShopOrder.__typename).toBe('SimulatedShopOrderPayload');
+      const orderId = r.simulateShopOrder.order.id as string;
+      const find = async () => ((await gql(SHOP_ORDERS, { c: connectionId })).shopConnection.orders as any[]).find((o) => o.orderId === orderId);
+      const o = await until(find, (x) => x?.state === 'LINKED');
+      expect(o?.state).toBe('LINKED');
+      return { orderId, shopOrderId: o.id as string, invoiceId: o.invoice.id as string };
+    };
+
+    // shop_order.confirmed: a deposit pays the order's invoice; then un-matching it: shop_order.attention_needed.
+    const paid = await linked('웹훅상점', 2100);
+    const dep = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '웹훅상점', amount: 2100 });
+    expect(dep.status).toBe(201);
+    await rx.waitFor((all) => all.some((r) => r.json?.type === 'shop_order.confirmed'), 30_000);
+    const unmatch = await gql(`mutation($id: ID!) { unmatchTransaction(id: $id) { __typename } }`, { id: dep.body.transactionId });
+    expect(unmatch.unmatchTransaction.__typename).not.toBe('DomainError');
+    // shop_order.confirmation_failed: the shop refuses to confirm an order canceled on its side.
+    const refused = await linked('웹훅거절', 2200);
+    await t.app.deps.prisma.simulatedShopOrder.update({ where: { id: refused.orderId }, data: { status: 'CANCELED' } });
+    expect((await t.client.request('POST', `/v1/invoices/${refused.invoiceId}/mark-as-paid`, { token: m.apiKey.secret })).status).toBe(200);
+
+    const shopTypes = ['shop_order.confirmed', 'shop_order.attention_needed', 'shop_order.confirmation_failed'];
+    await rx.waitFor((all) => shopTypes.every((type) => all.some((r) => r.json?.type === type)), 30_000);
+    for (const r of rx.received) checkWebhookPayload(r.json);
+    for (const type of shopTypes) {
+      const got = rx.ofType(type);
+      // Only the V2 webhook receives them (V1 does not), each once.
+      expect({ type, deliveries: got.length }).toEqual({ type, deliveries: 1 });
+      for (const r of got) {
+        checkWebhookPayload(r.json);
+        expect(typeof r.json.createdAt).toBe('number');
+      }
+    }
+    const confirmed = rx.ofType('shop_order.confirmed')[0].json;
+    expect(confirmed.data.invoice).toMatchObject({ id: paid.invoiceId, status: 'PAID' });
+    expect(confirmed.data.shopOrder).toMatchObject({ id: paid.shopOrderId, platform: 'SIMULATED', connectionId, orderId: paid.orderId, invoiceId: paid.invoiceId, state: 'CONFIRMED', error: null });
+    // Unix seconds, like every v2 time (the stored event has ISO 8601).
+    expect(confirmed.data.shopOrder.confirmedAt).toBeTypeOf('number');
+    expect(Math.abs(confirmed.data.shopOrder.confirmedAt - Date.now() / 1000)).toBeLessThan(600);
+    expect(rx.ofType('shop_order.attention_needed')[0].json.data.shopOrder).toMatchObject({ id: paid.shopOrderId, state: 'CONFIRMED', attention: 'PAYMENT_WITHDRAWN', confirmedAt: confirmed.data.shopOrder.confirmedAt });
+    expect(rx.ofType('shop_order.confirmation_failed')[0].json.data.shopOrder).toMatchObject({ orderId: refused.orderId, state: 'FAILED', error: { code: 'ORDER_CANCELED' }, confirmedAt: null });
   });
 });

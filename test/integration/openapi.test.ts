@@ -49,7 +49,18 @@ describe('GET /openapi.json', () => {
     const routers = [...v1Routes.list(), ...v2Routes.list()].map((r) => `${r.method} ${r.pattern.replace(/:(\w+)/g, '{$1}')}`);
     expect(routers.sort()).toEqual(tables.filter((o) => o.includes(' /v1/') || (o.includes(' /v2/') && !o.includes('/oauth-apps/'))).sort());
     expect(operations.length).toBeGreaterThanOrEqual(22);
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.canceled', 'invoice.created', 'invoice.deleted', 'invoice.paid', 'invoice.updated', 'receipt.failed', 'receipt.issued']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'invoice.canceled',
+      'invoice.created',
+      'invoice.deleted',
+      'invoice.paid',
+      'invoice.updated',
+      'receipt.failed',
+      'receipt.issued',
+      'shop_order.attention_needed',
+      'shop_order.confirmation_failed',
+      'shop_order.confirmed',
+    ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.oauthClient).toMatchObject({ type: 'http', scheme: 'basic' });
   });

@@ -9,6 +9,7 @@
  * The job runner's backoff (5 s, 10 s, ...) is skipped by moving the service's clock (OffsetClock) past it and waking
  * the runner: the retry runs as it would later, without the wait.
  */
+import { openCallback, submitApproval } from '../helpers/shop-install.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,17 +116,25 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
   const requestsSince = (mark: number) => fake.requests.slice(mark);
   const refreshRequests = (mark: number) => requestsSince(mark).filter((r) => r.path === TOKEN_PATH && (r.body as { grant_type?: string })?.grant_type === 'refresh_token');
 
-  /** A browser completing Cafe24's approval: the authorize URL, Cafe24's 302 to the redirect URI, the service's callback. */
-  const approve = async (authorizeUrl: string) => {
+  /** Cafe24's approval in a browser: the authorize URL, Cafe24's 302 to the redirect URI; the service's callback URL. */
+  const authorizeAtCafe24 = async (authorizeUrl: string) => {
     const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
     expect(authorize.status).toBe(302);
     const location = new URL(authorize.headers.get('location')!);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
-    const callback = `${url}/shops/cafe24/callback${location.search}`;
-    const done = await fetch(callback, { headers: { accept: 'application/json' } });
-    const body = await done.text();
-    answers.push(body);
-    return { status: done.status, body: JSON.parse(body), callback, code: location.searchParams.get('code')!, state: location.searchParams.get('state')! };
+    return { callback: `${url}/shops/cafe24/callback${location.search}`, code: location.searchParams.get('code')!, state: location.searchParams.get('state')! };
+  };
+  /** ...then the callback (the approval cookie, the workspace named) and the approval form with the merchant's log-in. */
+  const approve = async (authorizeUrl: string, creds: { email: string; password: string } = m) => {
+    const at = await authorizeAtCafe24(authorizeUrl);
+    const opened = await openCallback(at.callback);
+    answers.push(JSON.stringify(opened.body));
+    expect(opened.status).toBe(200);
+    expect(opened.body.approval).toMatchObject({ workspace: expect.any(String), approveUrl: '/shops/cafe24/approve' });
+    expect(opened.cookie).toMatch(/^shop_install_approval=[A-Za-z0-9_-]{43}$/);
+    const done = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, creds);
+    answers.push(JSON.stringify(done.body));
+    return { ...done, ...at, opened };
   };
 
   beforeAll(async () => {
@@ -216,6 +225,32 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
     expect(() => decryptSecret(row.accessTokenSealed!, app.deps.encryptionKey, `shop:shc_other:access`)).toThrow();
     // Cafe24's expiry (2 h, sent as KST without an offset) read right.
     expect(Math.abs(new Date(row.accessTokenExpiresAt!).getTime() - (Date.now() + 2 * 3600_000))).toBeLessThan(60_000);
+  });
+
+  it("an install is completed only by the workspace that started it, and a mall is connected to one workspace", async () => {
+    const stranger = await bootstrap(client);
+    const asStranger = (q: string, v: Record<string, unknown>) => client.gql(q, v, stranger.sessionToken);
+    // The mall connected above cannot be connected by another workspace.
+    const taken = await asStranger(START, { i: { platform: 'CAFE24', shopId: MALL } });
+    expect(taken.startShopInstall).toMatchObject({ __typename: 'DomainError', code: 'SHOP_CONNECTED_ELSEWHERE' });
+    // The stranger starts an install of another mall and gets its owner (our merchant) to approve the genuine link.
+    const started = await asStranger(START, { i: { platform: 'CAFE24', shopId: 'victimmall' } });
+    const at = await authorizeAtCafe24(started.startShopInstall.authorizeUrl);
+    const opened = await openCallback(at.callback);
+    answers.push(JSON.stringify(opened.body));
+    // The page says which workspace the shop would go to, and asks for that workspace's log-in.
+    expect(opened.body.approval.workspace).toBe((await client.gql(`{ viewer { workspace { name } } }`, {}, stranger.sessionToken)).viewer.workspace.name);
+    const wrong = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, m);
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.message).toContain('not a member of the workspace that started the install');
+    // Without the cookie of the browser that came back, not even the stranger's own log-in completes it.
+    const noCookie = await submitApproval(url, opened.body.approval.approveUrl, null, stranger);
+    expect(noCookie.status).toBe(400);
+    const conn = await asStranger(`query($id: ID!) { shopConnection(id: $id) { state } }`, { id: started.startShopInstall.connection.id });
+    expect(conn.shopConnection.state).toBe('INSTALLING');
+    // A wrong password counts as a failed log-in, and answers like one.
+    const badPassword = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, { email: stranger.email, password: 'not-the-password' });
+    expect(badPassword.status).toBe(401);
   });
 
   it('orders awaiting their deposit become invoices with cafe24_ metadata; importing again changes nothing', async () => {
@@ -417,9 +452,10 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
   it('no secret in any answer, log line or database column; Cafe24 saw no request out of its documented shape', async () => {
     expect(fake.violations).toEqual([]);
     const secrets = [CLIENT_SECRET, Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64'), ...fake.issued.map((s) => s.value)];
-    // Two installs (codes), and the tokens of their two exchanges and of the two refreshes.
-    expect(fake.issued.filter((s) => s.kind === 'code')).toHaveLength(2);
-    expect(fake.issued.filter((s) => s.kind === 'refresh_token')).toHaveLength(4);
+    // Three installs (codes: ours twice, the stranger's once, never approved here), and the tokens of their three
+    // exchanges (the stranger's kept sealed, waiting for an approval that never came) and of the two refreshes.
+    expect(fake.issued.filter((s) => s.kind === 'code')).toHaveLength(3);
+    expect(fake.issued.filter((s) => s.kind === 'refresh_token')).toHaveLength(5);
     const answered = answers.join('\n');
     expect(answers.length).toBeGreaterThan(50);
     expect(secrets.filter((s) => answered.includes(s))).toEqual([]);

@@ -13,6 +13,7 @@
  *   connection stays CONNECTED.
  * - A payment and the sync's cancellation of the same order at the same moment: the payment wins, no deadlock.
  */
+import { completeInstallInBrowser } from '../helpers/shop-install.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,8 +72,8 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
     const id = r.startShopInstall.connection.id as string;
     const authorize = await fetch(r.startShopInstall.authorizeUrl, { redirect: 'manual' });
     const back = new URL(authorize.headers.get('location')!);
-    const done = await fetch(`${clients[0]!.baseUrl}/shops/cafe24/callback${back.search}`, { headers: { accept: 'application/json' } });
-    expect((await done.json()).connection.state).toBe('CONNECTED');
+    const done = await completeInstallInBrowser(clients[0]!.baseUrl, `${clients[0]!.baseUrl}/shops/cafe24/callback${back.search}`, m);
+    expect(done.state).toBe('CONNECTED');
     const synced = await until(() => gql(0, CONNECTION, { c: id }), (c) => c.shopConnection.lastSyncAt !== null);
     expect(synced.shopConnection).toMatchObject({ state: 'CONNECTED', lastSyncError: null });
     return id;
@@ -258,17 +259,18 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
     expect(refreshes().map((q) => [q.status, (q.body as { grant_type: string }).grant_type])).toEqual([[200, 'refresh_token']]);
     expect((await connectionRow(id)).state).toBe('CONNECTED');
 
-    // The service knows the token expired: both instances go for the refresh under the row lock; the second waits for
-    // the first's commit and uses its tokens.
+    // The service knows the token expired: both instances go for the refresh; one takes the refresh lease, the other
+    // waits for it (no row lock held across Cafe24's answer) and uses its tokens.
     await sql(`UPDATE "ShopConnection" SET "accessTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [id]);
     mark = fake.requests.length;
     const again = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'tokenmall' });
     const more = [lookUp(0), lookUp(1)];
     await again.whenArrived(1);
-    await until(
-      () => sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%"ShopConnection"%FOR UPDATE%'`),
-      (r) => r[0]!.n === 1,
-    );
+    const leased = await until(() => sql<{ lease: Date | null }>(`SELECT "refreshLeaseUntil" AS lease FROM "ShopConnection" WHERE id = $1`, [id]), (r) => r[0]!.lease !== null);
+    expect(leased[0]!.lease).not.toBeNull();
+    // While the lease is held no transaction waits on the connection's row.
+    const waiting = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+    expect(waiting[0]!.n).toBe(0);
     again.release();
     for (const r of await Promise.all(more)) expect(Object.fromEntries(r)).toEqual({ [orderId!]: 'AWAITING_DEPOSIT' });
     expect(refreshes().map((q) => [q.status, (q.body as { grant_type: string }).grant_type])).toEqual([[200, 'refresh_token']]);

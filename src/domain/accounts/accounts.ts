@@ -72,6 +72,21 @@ export async function signUp(deps: Deps, raw: SignUpInput) {
 
 /** logIn: a session token for the account's (first owned) workspace; throttled after repeated failures. */
 export async function logIn(deps: Deps, raw: { email: string; password: string }) {
+  const account = await verifyCredentials(deps, raw);
+  const membership = await deps.prisma.workspaceMember.findFirst({
+    where: { accountId: account.id },
+    orderBy: [{ role: 'asc' }, { createdAt: 'asc' }],
+  });
+  if (!membership) throw new DomainError('INVALID_CREDENTIALS');
+  const token = await createSession(deps, account.id, membership.workspaceId);
+  return { token, accountId: account.id, workspaceId: membership.workspaceId };
+}
+
+/**
+ * The account an e-mail and password name (INVALID_CREDENTIALS otherwise, the same answer and about the same time
+ * whether the account exists or not); TOO_MANY_ATTEMPTS after repeated failures for the e-mail. Every check counts.
+ */
+export async function verifyCredentials(deps: Deps, raw: { email: string; password: string }) {
   const email = normalizeEmail(raw.email);
   const now = deps.clock.now();
   const since = new Date(now.getTime() - deps.settings.loginWindowMinutes * 60_000);
@@ -82,12 +97,5 @@ export async function logIn(deps: Deps, raw: { email: string; password: string }
   const ok = await verifyPassword(raw.password, account?.passwordHash ?? DUMMY_PASSWORD_HASH);
   await deps.prisma.loginAttempt.create({ data: { id: newId('loginAttempt'), email, succeeded: ok && !!account, createdAt: now } });
   if (!account || !ok) throw new DomainError('INVALID_CREDENTIALS');
-
-  const membership = await deps.prisma.workspaceMember.findFirst({
-    where: { accountId: account.id },
-    orderBy: [{ role: 'asc' }, { createdAt: 'asc' }],
-  });
-  if (!membership) throw new DomainError('INVALID_CREDENTIALS');
-  const token = await createSession(deps, account.id, membership.workspaceId);
-  return { token, accountId: account.id, workspaceId: membership.workspaceId };
+  return account;
 }

@@ -33,7 +33,7 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
     amount: t.int({ required: true, description: 'Won, greater than 0.' }),
     cashReceipt: t.field({ type: CashReceiptRequestInput, description: 'Cash receipt to issue on payment.' }),
     expireAfter: t.string({ description: 'Duration until expiry, at most 365 days: ISO 8601 (P1DT6H20M) or short (1d 6h 20m). Absent = never.' }),
-    metadata: t.field({ type: 'JSON', description: 'String keys to string values: at most 5 pairs, keys ≤ 64, values ≤ 1024 characters.' }),
+    metadata: t.field({ type: 'JSON', description: 'String keys to string values: at most 5 pairs, keys ≤ 64, values ≤ 1024 characters; keys starting with cafe24_ or shoplink_ are reserved for shop integrations (refused: INVALID_METADATA).' }),
   }),
 });
 

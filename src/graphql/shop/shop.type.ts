@@ -32,7 +32,8 @@ const ShopOrderStateEnum = describedEnum<ShopOrderState>('ShopOrderState', "A sh
   CONFIRMING: 'Its invoice was paid; the shop is being told (retried with backoff).',
   CONFIRMED: 'The shop has the order deposit-confirmed.',
   FAILED: 'The shop refused the confirmation, or could not be reached for hours (error says why); retryShopOrderConfirmation tries again.',
-  CANCELED_IN_SHOP: 'Canceled in the shop; its unpaid invoice was canceled.',
+  CANCELED_IN_SHOP: 'Canceled (or deleted) in the shop; its unpaid invoice was canceled (reason NOT_FOUND when the shop no longer has it).',
+  PAID_IN_SHOP: 'Marked paid in the shop itself (not through this service); its unpaid invoice was canceled, so no later deposit pays it.',
 });
 
 const ShopErrorType = builder.objectRef<{ code: string; message: string }>('ShopError').implement({
@@ -296,7 +297,7 @@ const SimulateShopOrderInput = builder.inputType('SimulateShopOrderInput', {
     connectionId: t.id({ required: true, description: 'shc_ id of a SIMULATED connection.' }),
     buyerName: t.string({ required: true, description: 'The depositor name the buyer gives (1-40 characters; spaces are dropped on import).' }),
     amount: t.int({ required: true, description: 'Won, greater than 0.' }),
-    payWithinHours: t.int({ required: false, description: 'Hours until the shop cancels it unpaid (1-8760); default 72.' }),
+    payWithinHours: t.int({ required: false, description: 'Hours until the shop cancels it unpaid (1-8760). Absent: 72 hours; null: never canceled for want of payment (no pay-by deadline; its invoice does not expire).' }),
     buyerEmail: t.string({ required: false, description: "The buyer's e-mail (the invoice's, when valid)." }),
   }),
 });
@@ -313,7 +314,8 @@ builder.mutationField('simulateShopOrder', (t) =>
     description: 'Places an order in a simulated shop; the next sync (due at once) makes it an invoice.',
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: SimulateShopOrderInput, required: true, description: 'The order.' }) },
-    resolve: (_r, { input }, ctx) => simulateShopOrder(ctx.deps, ctx.principal, { ...input, payWithinHours: input.payWithinHours ?? undefined }),
+    // Absent stays undefined (the default, 72 hours); an explicit null is kept (never auto-canceled).
+    resolve: (_r, { input }, ctx) => simulateShopOrder(ctx.deps, ctx.principal, { ...input, payWithinHours: 'payWithinHours' in input ? input.payWithinHours : undefined }),
   }),
 );
 

@@ -5,7 +5,7 @@ CREATE TYPE "ShopPlatform" AS ENUM ('CAFE24', 'SIMULATED');
 CREATE TYPE "ShopConnectionState" AS ENUM ('INSTALLING', 'CONNECTED', 'NEEDS_REAUTHORIZATION', 'DISCONNECTED');
 
 -- CreateEnum
-CREATE TYPE "ShopOrderState" AS ENUM ('WAITING', 'REFUSED', 'LINKED', 'CONFIRMING', 'CONFIRMED', 'FAILED', 'CANCELED_IN_SHOP');
+CREATE TYPE "ShopOrderState" AS ENUM ('WAITING', 'REFUSED', 'LINKED', 'CONFIRMING', 'CONFIRMED', 'FAILED', 'CANCELED_IN_SHOP', 'PAID_IN_SHOP');
 
 -- CreateTable
 CREATE TABLE "ShopConnection" (
@@ -20,7 +20,12 @@ CREATE TABLE "ShopConnection" (
     "accessTokenExpiresAt" TIMESTAMPTZ(3),
     "refreshTokenSealed" TEXT,
     "refreshTokenExpiresAt" TIMESTAMPTZ(3),
+    "refreshLeaseUntil" TIMESTAMPTZ(3),
+    "pendingTokensSealed" TEXT,
+    "approvalHash" TEXT,
+    "approvalExpiresAt" TIMESTAMPTZ(3),
     "bankAccountIds" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "pendingBankAccountIds" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "connectedAt" TIMESTAMPTZ(3),
     "lastSyncAt" TIMESTAMPTZ(3),
     "lastSyncError" TEXT,
@@ -56,6 +61,7 @@ CREATE TABLE "ShopOrder" (
     "confirmedAt" TIMESTAMPTZ(3),
     "attention" TEXT,
     "attentionAt" TIMESTAMPTZ(3),
+    "statusCheckedAt" TIMESTAMPTZ(3),
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -80,6 +86,9 @@ CREATE TABLE "SimulatedShopOrder" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ShopConnection_installStateHash_key" ON "ShopConnection"("installStateHash");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ShopConnection_approvalHash_key" ON "ShopConnection"("approvalHash");
 
 -- CreateIndex
 CREATE INDEX "ShopConnection_state_nextSyncAt_idx" ON "ShopConnection"("state", "nextSyncAt");
