@@ -34,17 +34,25 @@ describe('the reserved prefixes', () => {
     }
   });
 
-  it('leave keys that only look alike alone (the prefix is exact and case-sensitive)', () => {
-    for (const key of ['cafe24', 'shoplink', 'Cafe24_x', 'SHOPLINK_x', 'my_cafe24_x', 'shop_link_x', '__proto__']) {
+  it('refuse the prefixes in any case and in compatibility forms (full-width letters and underscore)', () => {
+    for (const key of ['Cafe24_x', 'SHOPLINK_x', 'ｃａｆｅ２４_x', 'cafe24＿x']) expect(refusal(invoice({ [key]: 'v' })).code).toBe('INVALID_METADATA');
+  });
+
+  it('leave other keys alone, even ones that contain the words', () => {
+    for (const key of ['cafe24', 'shoplink', 'my_cafe24_x', 'shop_link_x', 'cafe_24_x', '__proto__']) {
       expect(parseCreateInvoiceInput(invoice({ [key]: 'v' })).metadata).toEqual({ [key]: 'v' });
     }
   });
 
   it('a link made by the import is recognised; merchant metadata is not a link', () => {
-    const link = shopLinkMetadata('CAFE24', 'shc_x', '20261126-0000001');
-    expect(link).toEqual({ cafe24_connection: 'shc_x', cafe24_order_id: '20261126-0000001' });
+    const shc = 'shc_' + 'a1'.repeat(12);
+    const link = shopLinkMetadata('CAFE24', shc, '20261126-0000001');
+    expect(link).toEqual({ cafe24_connection: shc, cafe24_order_id: '20261126-0000001' });
     expect(isShopLinked(link)).toBe(true);
-    expect(isShopLinked(shopLinkMetadata('SIMULATED', 'shc_y', 'o1'))).toBe(true);
+    expect(isShopLinked(shopLinkMetadata('SIMULATED', shc, 'o1'))).toBe(true);
+    // A link is the import's pair: a connection id of the right form and an order id.
+    expect(isShopLinked({ cafe24_connection: 'shc_x', cafe24_order_id: '1' })).toBe(false);
+    expect(isShopLinked({ cafe24_connection: shc })).toBe(false);
     expect(isShopLinked({ order: '1', Cafe24_order_id: '1' })).toBe(false);
     expect(isShopLinked(null)).toBe(false);
     expect(isShopLinked('cafe24_x')).toBe(false);

@@ -17,16 +17,30 @@ export function shopMetadataPrefix(platform: ShopPlatform): (typeof SHOP_METADAT
   return platform === 'CAFE24' ? 'cafe24_' : 'shoplink_';
 }
 
-/** The first key of `metadata` under a reserved prefix, or null. */
+/**
+ * The first key of `metadata` under a reserved prefix, or null. Keys are compared in their compatibility form, case
+ * folded (NFKC, lower case): `CAFE24_x` and `cafe24＿x` are refused as well, so nothing that reads like a link is a
+ * merchant's.
+ */
 export function reservedMetadataKey(metadata: Record<string, unknown> | null | undefined): string | null {
   if (!metadata) return null;
-  for (const key of Object.keys(metadata)) if (SHOP_METADATA_PREFIXES.some((p) => key.startsWith(p))) return key;
+  for (const key of Object.keys(metadata)) {
+    const folded = key.normalize('NFKC').toLowerCase();
+    if (SHOP_METADATA_PREFIXES.some((p) => folded.startsWith(p))) return key;
+  }
   return null;
 }
 
-/** True when the invoice was imported from a shop order (its metadata carries a link; merchants cannot write one). */
+const CONNECTION_ID = /^shc_[a-z0-9]{24}$/;
+
+/**
+ * True when the invoice was imported from a shop order: its metadata carries the link the import writes, a
+ * `<prefix>connection` naming a connection id and a `<prefix>order_id` (merchants cannot write either).
+ */
 export function isShopLinked(metadata: unknown): boolean {
-  return typeof metadata === 'object' && metadata !== null && reservedMetadataKey(metadata as Record<string, unknown>) !== null;
+  if (typeof metadata !== 'object' || metadata === null) return false;
+  const m = metadata as Record<string, unknown>;
+  return SHOP_METADATA_PREFIXES.some((p) => typeof m[`${p}connection`] === 'string' && CONNECTION_ID.test(m[`${p}connection`] as string) && typeof m[`${p}order_id`] === 'string');
 }
 
 /** The metadata an imported invoice carries. */
