@@ -2,6 +2,7 @@
  * The cash-receipt agency over HTTP: the CashReceiptAgency port for a Popbill-style API, each request HMAC-signed.
  * Its wire contract, signing, failure codes and management keys: src/events/README.md.
  */
+import { boundedExchange, ExchangeFailure, type Exchanged } from '../http-exchange.ts';
 import { createHash, createHmac } from 'node:crypto';
 import { AgencyError, type AgencyIssueRequest, type AgencyResult, type CashReceiptAgency } from '../../domain/cash-receipts/agency.ts';
 
@@ -82,41 +83,17 @@ export function httpAgency(opts: HttpAgencyOptions): CashReceiptAgency {
       'x-pb-signature': `LINKHUB ${linkId} ${sign(stringToSign(method, contentSha256, date, linkId, path))}`,
     };
     if (payload !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    // The timer bounds the whole exchange (headers and body) even with a fetch that ignores the signal.
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error('timeout'));
-      }, timeoutMs);
-    });
-    let status: number;
-    let text: string;
+    let a: Exchanged;
     try {
-      const exchange = (async () => {
-        const res = await doFetch(url, { method, headers, body: payload === undefined ? undefined : body, signal: controller.signal, redirect: 'error' });
-        return { status: res.status, text: await res.text() };
-      })();
-      exchange.catch(() => {});
-      ({ status, text } = await Promise.race([exchange, expired]));
+      // The agency's answers are small JSON: anything past RESPONSE_MAX_CHARS is unreadable (bytes bound the read).
+      a = await boundedExchange(doFetch, url, { method, headers, body: payload === undefined ? undefined : body }, { timeoutMs, maxBytes: RESPONSE_MAX_CHARS * 4 });
     } catch (e) {
-      if (controller.signal.aborted) throw new CallFailure(AGENCY_CALL_FAILED, `The agency did not answer within ${timeoutMs} ms (${method} ${url.pathname}).`, true);
-      const cause = (e as { cause?: { code?: string } })?.cause?.code ?? (e as Error)?.name ?? 'error';
-      throw new CallFailure(AGENCY_CALL_FAILED, `The agency could not be reached (${cause}; ${method} ${url.pathname}).`, true);
-    } finally {
-      clearTimeout(timer);
+      if (!(e instanceof ExchangeFailure)) throw e;
+      if (e.kind === 'TIMEOUT') throw new CallFailure(AGENCY_CALL_FAILED, `The agency did not answer within ${timeoutMs} ms (${method} ${url.pathname}).`, true);
+      if (e.kind === 'TOO_LARGE') throw new CallFailure(AGENCY_CALL_FAILED, `The agency's answer was too large (${method} ${url.pathname}).`, true);
+      throw new CallFailure(AGENCY_CALL_FAILED, `The agency could not be reached (${e.reason}; ${method} ${url.pathname}).`, true);
     }
-    let parsed: Record<string, unknown> | null = null;
-    if (text && text.length <= RESPONSE_MAX_CHARS) {
-      try {
-        const v = JSON.parse(text);
-        if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
-      } catch {
-        parsed = null;
-      }
-    }
-    return { status, body: parsed };
+    return { status: a.status, body: a.text.length <= RESPONSE_MAX_CHARS ? a.json : null };
   }
 
   /** The answer's agency error, if it is one (non-2xx, or a negative `code`); null for a success. */

@@ -10,6 +10,7 @@
  * and codes are sent only where the protocol puts them. No error message carries any of them (a message Cafe24 gives
  * is scrubbed of every secret the call sent before it is used).
  */
+import { boundedExchange, ExchangeFailure } from '../http-exchange.ts';
 import { ShopApiError, type AwaitingOrder, type ShopAdapter, type ShopOrderStatus, type ShopSession, type ShopTokens } from '../../domain/shops/shop-port.ts';
 
 export interface Cafe24ShopOptions {
@@ -171,59 +172,16 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
     return out.slice(0, MESSAGE_MAX_CHARS);
   }
 
-  /** Reads at most RESPONSE_MAX_BYTES of the body. */
-  async function readText(res: Response): Promise<string> {
-    if (!res.body) return await res.text();
-    const reader = res.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > RESPONSE_MAX_BYTES) {
-        await reader.cancel().catch(() => {});
-        throw new ShopApiError('BAD_RESPONSE', `Cafe24's answer was larger than ${RESPONSE_MAX_BYTES} bytes.`, { retryable: true, status: res.status });
-      }
-      chunks.push(value);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  }
-
   /** One HTTP exchange bounded by `timeoutMs` (headers and body); throws ShopApiError TIMEOUT / NETWORK / BAD_RESPONSE. */
   async function exchange(method: string, url: URL, headers: Record<string, string>, body: string | undefined, what: string): Promise<Answer> {
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error('timeout'));
-      }, timeoutMs);
-    });
     try {
-      const run = (async () => {
-        const res = await doFetch(url, { method, headers, body, signal: controller.signal, redirect: 'error' });
-        return { status: res.status, headers: res.headers, text: await readText(res) };
-      })();
-      run.catch(() => {});
-      const { status, headers: resHeaders, text } = await Promise.race([run, expired]);
-      let parsed: Record<string, any> | null = null;
-      if (text) {
-        try {
-          const v = JSON.parse(text);
-          if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v;
-        } catch {
-          parsed = null;
-        }
-      }
-      return { status, headers: resHeaders, body: parsed };
+      const a = await boundedExchange(doFetch, url, { method, headers, body }, { timeoutMs, maxBytes: RESPONSE_MAX_BYTES });
+      return { status: a.status, headers: a.headers, body: a.json };
     } catch (e) {
-      if (e instanceof ShopApiError) throw e;
-      if (controller.signal.aborted) throw new ShopApiError('TIMEOUT', `Cafe24 did not answer ${what} within ${timeoutMs} ms.`, { retryable: true });
-      const cause = (e as { cause?: { code?: string } })?.cause?.code ?? (e as Error)?.name ?? 'error';
-      throw new ShopApiError('NETWORK', `Cafe24 could not be reached for ${what} (${cause}).`, { retryable: true });
-    } finally {
-      clearTimeout(timer);
+      if (!(e instanceof ExchangeFailure)) throw e;
+      if (e.kind === 'TIMEOUT') throw new ShopApiError('TIMEOUT', `Cafe24 did not answer ${what} within ${timeoutMs} ms.`, { retryable: true });
+      if (e.kind === 'TOO_LARGE') throw new ShopApiError('BAD_RESPONSE', `Cafe24's answer was larger than ${RESPONSE_MAX_BYTES} bytes.`, { retryable: true });
+      throw new ShopApiError('NETWORK', `Cafe24 could not be reached for ${what} (${e.reason}).`, { retryable: true });
     }
   }
 
