@@ -12,11 +12,15 @@
  *   credentials, the form encoding, the grant type, and: codes single-use, bound to their mall, expiring after
  *   `codeTtlMs`, redirect_uri equal to the registered one; refresh tokens bound to their mall, rotating and single-use
  *   (an old one → 400 invalid_grant), expiring after `refreshTokenTtlMs`. Access tokens live `accessTokenTtlMs`
- *   (mutable, so a test can force expiry; `expireAccessTokens()` expires the ones issued).
+ *   (mutable, so a test can force expiry; `expireAccessTokens()` expires the ones issued). An install through
+ *   GET .../oauth/authorize is granted the scopes it asked for; `authorize()` grants `grantedScopes` (or the scopes it
+ *   is given: an older install without mall.read_store).
  * - Admin API: every request needs a live Bearer token of its mall (else 401 with Cafe24's error body) and an
  *   `X-Cafe24-Api-Version` of the form yyyy-MM-dd; query parameters and PUT bodies are checked against the documented
  *   shapes — a departure answers 422 and is recorded in `violations` (tests assert none). Orders: GET .../orders (list,
- *   filters, offset paging with `links`), GET .../orders/{id}; PUT .../payments (the deposit confirmation).
+ *   filters, offset paging with `links`), GET .../orders/{id}; PUT .../payments (the deposit confirmation, scope
+ *   mall.write_order); GET .../orders/setting (the mall's order settings, scope mall.read_store, else 403; what it
+ *   answers is set per mall with `orderSettings()`, by default Cafe24's documented example: auto-cancel after 7 days).
  * - Rate limit: a leaky bucket per mall (capacity 40, leaking 2 calls/s) over the Admin API; every Admin API answer
  *   carries `X-Api-Call-Limit: n/40`, and a call that finds the bucket full is answered 429. The token endpoint is not
  *   counted (Cafe24 documents the bucket for the Admin API).
@@ -121,7 +125,7 @@ export interface FakeCafe24Options {
   refreshTokenTtlMs?: number;
   /** Default 60 s, as Cafe24's. */
   codeTtlMs?: number;
-  /** Scopes the merchant grants (default mall.read_order, mall.write_order). */
+  /** Scopes `authorize()` grants when not told (default mall.read_order, mall.write_order, mall.read_store). */
   grantedScopes?: string[];
   bucketCapacity?: number;
   bucketLeakPerSecond?: number;
@@ -137,8 +141,14 @@ export interface FakeCafe24 {
   requests: FakeCafe24Request[];
   /** Shape violations of requests (unknown parameters, malformed values, a bad PUT body, a missing API version). */
   violations: string[];
-  /** The code the merchant's approval of the install produces (what the redirect carries). */
-  authorize(mallId: string, state: string, redirectUri?: string): string;
+  /** The code the merchant's approval of the install produces (what the redirect carries), granting `scopes`. */
+  authorize(mallId: string, state: string, redirectUri?: string, scopes?: string[]): string;
+  /**
+   * What GET .../orders/setting answers for the mall (the `order` object): these fields over the default (Cafe24's
+   * documented example, auto_cancel T, auto_cancel_cash_unit D, auto_cancel_cash_period 7). A field set to undefined is
+   * left out; any value is served as given (for malformed answers). null restores the default.
+   */
+  orderSettings(mallId: string, fields: Record<string, unknown> | null): void;
   addOrder(input: NewFakeOrder): FakeCafe24Order;
   cancelOrder(orderId: string): FakeCafe24Order;
   /** The merchant confirms the deposit in Cafe24's admin. */
@@ -168,6 +178,42 @@ const ORDER_STATUS_RE = /^[NCRE]\d{2}$/;
 const PAYMENT_METHODS = new Set(['cash', 'card', 'tcash', 'icash', 'cell', 'deferpay', 'cvs', 'point', 'mileage', 'deposit', 'giftcard', 'pointcard', 'etc']);
 const EMBEDS = new Set(['items', 'receivers', 'buyer', 'return', 'cancellation', 'exchange', 'benefits', 'coupons', 'refunds']);
 const DATE_TYPES = new Set(['order_date', 'pay_date', 'shipbegin_date', 'shipend_date', 'cancel_date', 'place_date']);
+/** GET .../orders/setting as Cafe24's reference shows it (Orders setting, "Retrieve Order Settings"). */
+const DEFAULT_ORDER_SETTINGS: Record<string, unknown> = {
+  shop_no: 1,
+  claim_request: 'T',
+  claim_request_type: 'S',
+  claim_request_button_exposure: ['cancel_N20', 'return_N40'],
+  claim_request_button_date_type: 'order_date',
+  claim_request_button_period: 30,
+  stock_recover: 'T',
+  stock_recover_base: 'T',
+  stock_recover_individual: { cancel_before: null, cancel_after: null, cancel_return: null },
+  refund_processing_setting: 'S',
+  claim_request_auto_accept: 'T',
+  refund_benefit_setting: 'U',
+  use_product_prepare_status: 'T',
+  use_purchase_confirmation_button: 'F',
+  purchase_confirmation_button_set_date: null,
+  use_purchase_confirmation_auto_check: 'F',
+  purchase_confirmation_auto_check_day: null,
+  purchase_confirmation_auto_check_set_date: null,
+  use_additional_fields: 'F',
+  customer_pays_return_shipping: 'F',
+  refund_bank_account_required: 'F',
+  exchange_shipping_fee: '0.00',
+  return_shipping_fee: '0.00',
+  auto_delivery_completion: 'T',
+  delivery_completion_after_days: 3,
+  receiver_address_modify_button_exposure: ['N10', 'N20'],
+  auto_cancel: 'T',
+  auto_cancel_cash_unit: 'D',
+  auto_cancel_cash_period: 7,
+  auto_cancel_virtual_account_period: 7,
+  auto_cancel_cvs_period: 7,
+  use_shipped_auto_check_start_day: 'F',
+  shipped_auto_check_start_day: null,
+};
 const LIST_PARAMS = new Set(['shop_no', 'start_date', 'end_date', 'order_id', 'order_status', 'payment_status', 'payment_method', 'date_type', 'limit', 'offset', 'embed', 'fields', 'buyer_name', 'member_type']);
 
 /** yyyy-MM-ddTHH:mm:ss+09:00 */
@@ -187,12 +233,14 @@ const cafe24Error = (code: number, message: string) => ({ error: { code, message
 export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe24> {
   const capacity = opts.bucketCapacity ?? 40;
   const leak = opts.bucketLeakPerSecond ?? 2;
-  const grantedScopes = opts.grantedScopes ?? ['mall.read_order', 'mall.write_order'];
+  const grantedScopes = opts.grantedScopes ?? ['mall.read_order', 'mall.write_order', 'mall.read_store'];
   const codeTtlMs = opts.codeTtlMs ?? 60_000;
   const codes = new Map<string, { mallId: string; redirectUri: string; expiresAt: number; used: boolean; scopes: string[] }>();
   const refreshTokens = new Map<string, { mallId: string; expiresAt: number; used: boolean; scopes: string[] }>();
   const accessTokens = new Map<string, { mallId: string; expiresAt: number; scopes: string[] }>();
   const orders = new Map<string, FakeCafe24Order>();
+  /** Per mall, the fields orderSettings() set over DEFAULT_ORDER_SETTINGS. */
+  const orderSettingsOf = new Map<string, Record<string, unknown>>();
   const buckets = new Map<string, { level: number; at: number }>();
   const faults: (Fault & { left: number })[] = [];
   const hangs: { left: number; method?: string; path?: string; afterApply?: boolean }[] = [];
@@ -308,7 +356,8 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     if (q.response_type !== 'code' || !q.state) return send(400, cafe24Error(400, 'response_type=code and state are required.'));
     const asked = (q.scope ?? '').split(',').filter(Boolean);
     if (asked.length === 0 || asked.some((s) => !/^mall\.(read|write)_[a-z]+$/.test(s))) return send(400, cafe24Error(400, 'invalid_scope'));
-    const code = fake.authorize(mallId, q.state, q.redirect_uri);
+    // The merchant approves what the app asks for: the tokens carry those scopes.
+    const code = fake.authorize(mallId, q.state, q.redirect_uri, asked);
     const location = new URL(q.redirect_uri);
     location.searchParams.set('code', code);
     location.searchParams.set('state', q.state);
@@ -374,6 +423,21 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     const o = orders.get(orderId);
     if (!o || o.mallId !== mallId) return [404, cafe24Error(404, 'No order found.')];
     return [200, { order: orderJson(o, new Set((q.embed ?? '').split(',').filter(Boolean))) }];
+  }
+
+  function orderSetting(mallId: string, q: Record<string, string>, scopes: string[]): [number, object] {
+    for (const k of Object.keys(q)) {
+      if (k !== 'shop_no') {
+        violations.push(`GET /orders/setting: unknown parameter ${k}`);
+        return [422, cafe24Error(422, `unknown parameter ${k}`)];
+      }
+    }
+    if (q.shop_no !== undefined && !/^[1-9]\d*$/.test(q.shop_no)) {
+      violations.push('GET /orders/setting: shop_no must be a positive integer');
+      return [422, cafe24Error(422, 'shop_no must be a positive integer')];
+    }
+    if (!scopes.includes('mall.read_store')) return [403, cafe24Error(403, 'The access token has no mall.read_store scope. (insufficient_scope)')];
+    return [200, { order: { ...DEFAULT_ORDER_SETTINGS, ...orderSettingsOf.get(mallId), shop_no: Number(q.shop_no ?? 1) } }];
   }
 
   function updatePayments(mallId: string, body: unknown, scopes: string[]): [number, object] {
@@ -490,6 +554,7 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     let status: number;
     let payload: object;
     if (req.method === 'GET' && path === '/api/v2/admin/orders') [status, payload] = listOrders(mallId, query);
+    else if (req.method === 'GET' && path === '/api/v2/admin/orders/setting') [status, payload] = orderSetting(mallId, query, tok.scopes);
     else if (req.method === 'GET' && /^\/api\/v2\/admin\/orders\/[^/]+$/.test(path)) [status, payload] = getOrder(mallId, decodeURIComponent(path.split('/').pop()!), query);
     else if (req.method === 'PUT' && path === '/api/v2/admin/payments') {
       let body: unknown;
@@ -526,11 +591,15 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
     requests,
     violations,
     issued,
-    authorize(mallId, _state, redirectUri = opts.redirectUri) {
+    authorize(mallId, _state, redirectUri = opts.redirectUri, scopes = grantedScopes) {
       const code = secret();
       issued.push({ kind: 'code', mallId, value: code });
-      codes.set(code, { mallId, redirectUri, expiresAt: Date.now() + codeTtlMs, used: false, scopes: [...grantedScopes] });
+      codes.set(code, { mallId, redirectUri, expiresAt: Date.now() + codeTtlMs, used: false, scopes: [...scopes] });
       return code;
+    },
+    orderSettings(mallId, fields) {
+      if (fields === null) orderSettingsOf.delete(mallId);
+      else orderSettingsOf.set(mallId, { ...fields });
     },
     addOrder(input) {
       const orderDate = input.orderDate ?? new Date();

@@ -2,7 +2,8 @@
  * Shop integrations through the running service against the fake Cafe24 (test/helpers/fake-cafe24.ts), wired as in
  * production: CAFE24_CLIENT_ID / CAFE24_CLIENT_SECRET / CAFE24_REDIRECT_URI and CAFE24_API_URL (the fake's
  * `{url}/{mallid}`). The OAuth install, tokens sealed and never shown or logged, orders awaiting their deposit imported
- * once, a deposit and mark-as-paid confirming the order at Cafe24 with one payment update, token expiry and rotation,
+ * once (expiring by the mall's unpaid-order auto-cancel setting), a deposit and mark-as-paid confirming the order at
+ * Cafe24 with one payment update, token expiry and rotation,
  * a refused refresh token, 429 / 5xx / timeouts retried with the job's backoff, Cafe24 refusing for good, cancellations
  * in the shop, and no request the fake finds out of Cafe24's documented shape.
  *
@@ -37,7 +38,11 @@ const TOKEN_PATH = '/api/v2/oauth/token';
 const START = `mutation($i: StartShopInstallInput!) { startShopInstall(input: $i) { __typename ... on ShopInstallPayload { authorizeUrl connection { id state shopId } } ... on DomainError { code message } } }`;
 const SYNC = `mutation($c: ID!) { syncShopOrders(connectionId: $c) { __typename ... on ShopSyncPayload { imported waiting refused canceledInShop connection { state lastSyncAt lastSyncError } } ... on DomainError { code message } } }`;
 const CONNECTION = `query($c: ID!) { shopConnection(id: $c) { id platform shopId state connectedAt lastSyncAt lastSyncError } }`;
-const ORDERS = `query($c: ID!) { shopConnection(id: $c) { orders(first: 100) { id orderId state reason confirmAttempts depositorName amount error { code message } invoice { id status metadata customer { name email } amount } } } }`;
+const ORDERS = `query($c: ID!) { shopConnection(id: $c) { orders(first: 100) { id orderId state reason confirmAttempts depositorName amount orderedAt payBy error { code message } invoice { id status metadata customer { name email } amount expiresAt } } } }`;
+const SETTING_PATH = '/api/v2/admin/orders/setting';
+const HOUR = 3_600_000;
+/** The service expires an imported invoice a little before the shop's deadline (a margin kept in the domain). */
+const PAY_BY_MARGIN_TOLERANCE_MS = 30 * 60_000;
 const INVOICE = `query($id: ID!) { invoice(id: $id) { id status shopOrder { state orderId confirmAttempts confirmedAt error { code message } } history { type } } }`;
 const EVENTS = `query($i: ID!) { events(invoiceId: $i) { type data } }`;
 const RETRY = `mutation($id: ID!) { retryShopOrderConfirmation(id: $id) { __typename ... on ShopOrderPayload { shopOrder { state } } ... on DomainError { code message } } }`;
@@ -196,7 +201,7 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
       client_id: CLIENT_ID,
       state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       redirect_uri: REDIRECT_URI,
-      scope: 'mall.read_order,mall.write_order',
+      scope: 'mall.read_order,mall.write_order,mall.read_store',
     });
 
     const done = await approve(authorizeUrl.toString());
@@ -275,6 +280,32 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
     expect(after.map((o) => [o.id, o.state, o.invoice.id]).sort()).toEqual(imported.map((o) => [o.id, o.state, o.invoice.id]).sort());
     const invoices = await app.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Invoice" WHERE metadata->>'cafe24_connection' = $1`, [connectionId]);
     expect(invoices[0]!.n).toBe(2);
+  });
+
+  it("an imported invoice expires by the mall's auto-cancel setting (read with the install's mall.read_store)", async () => {
+    const expectDeadline = (o: { orderedAt: string; payBy: string | null; invoice: { expiresAt: string | null } }, deadline: (orderedAt: number) => number) => {
+      expect(Date.parse(o.payBy!)).toBe(deadline(Date.parse(o.orderedAt)));
+      const expiresAt = Date.parse(o.invoice.expiresAt!);
+      expect(expiresAt).toBeLessThanOrEqual(Date.parse(o.payBy!));
+      expect(expiresAt).toBeGreaterThanOrEqual(Date.parse(o.payBy!) - PAY_BY_MARGIN_TOLERANCE_MS);
+    };
+    // The install's orders: the fake mall's default setting (Cafe24's documented example), 7 days: midnight KST starting
+    // the 7th day after the order's KST date.
+    const KST = 9 * HOUR;
+    const days = (n: number) => (t: number) => Math.floor((t + KST) / (24 * HOUR)) * 24 * HOUR - KST + n * 24 * HOUR;
+    for (const name of ['홍길동', '김철수']) expectDeadline((await orders()).find((o) => o.depositorName === name), days(7));
+    // The merchant sets 5 hours: the next import's order is due then.
+    fake.orderSettings(MALL, { auto_cancel: 'T', auto_cancel_cash_unit: 'T', auto_cancel_cash_period: 5 });
+    const hours = await placeAndImport('시간제', 21_000);
+    expectDeadline(await order(hours.orderId), (t) => t + 5 * HOUR);
+    // No auto-cancel: no deadline, an invoice that does not expire.
+    fake.orderSettings(MALL, { auto_cancel: 'F' });
+    const never = await placeAndImport('무기한', 22_000);
+    expect(await order(never.orderId)).toMatchObject({ payBy: null, invoice: { expiresAt: null } });
+    fake.orderSettings(MALL, null);
+    const reads = fake.requests.filter((q) => q.mallId === MALL && q.path === SETTING_PATH);
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    expect(reads.every((q) => q.status === 200)).toBe(true);
   });
 
   it('a deposit pays the invoice, and Cafe24 has the order paid after exactly one payment update', async () => {

@@ -1,8 +1,9 @@
 /**
  * The Cafe24 shop adapter (src/events/shops/cafe24.ts) against the local fake Cafe24 (test/helpers/fake-cafe24.ts):
  * the install (authorization code), refresh-token rotation, the port's error mapping (401 authExpired, invalid_grant
- * reauthorize, 429/5xx/timeouts retryable, other 4xx not), paging through the awaiting bank-transfer orders, batched
- * status lookups, the idempotent deposit confirmation, rate-limit pacing, and no secret in any error.
+ * reauthorize, 429/5xx/timeouts retryable, other 4xx not), paging through the awaiting bank-transfer orders, their
+ * deadline (payBy) from the mall's auto-cancel setting, batched status lookups, the idempotent deposit confirmation,
+ * rate-limit pacing, and no secret in any error.
  */
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -56,15 +57,25 @@ function remember(t: ShopTokens): ShopTokens {
   return t;
 }
 
-async function install(shop: ShopAdapter, mallId: string): Promise<{ tokens: ShopTokens; session: ShopSession }> {
-  const code = fake.authorize(mallId, 'st');
+async function install(shop: ShopAdapter, mallId: string, scopes?: string[]): Promise<{ tokens: ShopTokens; session: ShopSession }> {
+  const code = fake.authorize(mallId, 'st', undefined, scopes);
   secrets.add(code);
   const tokens = remember(await shop.exchangeCode(mallId, code));
   return { tokens, session: { shopId: mallId, accessToken: tokens.accessToken, connectionId: `shc_${mallId}` } };
 }
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** A day-unit deadline: midnight KST starting the n-th day after the order's KST date (the adapter's reading). */
+const dayDeadline = (orderedAt: Date | number, n: number) => {
+  const t = typeof orderedAt === 'number' ? orderedAt : orderedAt.getTime();
+  return Math.floor((t + 9 * HOUR) / DAY) * DAY - 9 * HOUR + n * DAY;
+};
+const SETTING_PATH = '/api/v2/admin/orders/setting';
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 const apiCalls = (mallId: string, path: string) => fake.requests.filter((r) => r.mallId === mallId && r.path === path);
+/** yyyy-MM-ddTHH:mm:ss in KST, of an instant. */
+const kst = (t: Date | number) => new Date(new Date(t).getTime() + 9 * HOUR).toISOString().slice(0, 19);
 
 beforeAll(async () => {
   fake = await startFakeCafe24({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
@@ -93,7 +104,7 @@ describe('mall ids and the install URL', () => {
     const url = new URL(shop.authorizeUrl('MyMall01', 'nonce-123'));
     expect(url.origin + url.pathname).toBe(`${fake.apiBaseUrl('mymall01')}/api/v2/oauth/authorize`);
     expect(Object.fromEntries(url.searchParams)).toEqual({ response_type: 'code', client_id: CLIENT_ID, state: 'nonce-123', redirect_uri: REDIRECT_URI, scope: CAFE24_SCOPES.join(',') });
-    expect(CAFE24_SCOPES).toEqual(['mall.read_order', 'mall.write_order']);
+    expect(CAFE24_SCOPES).toEqual(['mall.read_order', 'mall.write_order', 'mall.read_store']);
     expect(new URL(adapter({ apiBaseUrl: undefined }).authorizeUrl('mymall01', 's')).origin).toBe('https://mymall01.cafe24api.com');
 
     const res = await fetch(url, { redirect: 'manual' });
@@ -123,7 +134,7 @@ describe('tokens', () => {
     expect(tokens.accessTokenExpiresAt!.getTime() - Date.now()).toBeGreaterThan(2 * 3600_000 - 60_000);
     expect(tokens.accessTokenExpiresAt!.getTime() - Date.now()).toBeLessThanOrEqual(2 * 3600_000 + 1000);
     expect(tokens.refreshTokenExpiresAt!.getTime() - Date.now()).toBeGreaterThan(14 * 86_400_000 - 60_000);
-    expect(tokens.scopes).toEqual(['mall.read_order', 'mall.write_order']);
+    expect(tokens.scopes).toEqual(['mall.read_order', 'mall.write_order', 'mall.read_store']);
     expect(tokens.refreshToken).toBeTruthy();
     const sent = apiCalls('tokmall01', '/api/v2/oauth/token').at(-1)!;
     expect(sent).toMatchObject({ method: 'POST', status: 200, body: { grant_type: 'authorization_code', code: '<code>', redirect_uri: REDIRECT_URI } });
@@ -213,9 +224,15 @@ describe('orders', () => {
     fake.addOrder({ mallId: 'listmall1', amount: 5000, amountText: '5000.50', buyerName: 'x', orderDate: minutesAgo(30) });
 
     const before = apiCalls('listmall1', '/api/v2/admin/orders').length;
+    const mark = fake.requests.length;
     const listed = await shop.listAwaitingOrders(session, minutesAgo(120), new Date());
     const calls = apiCalls('listmall1', '/api/v2/admin/orders').slice(before);
     expect(calls.map((c) => c.query.offset)).toEqual(['0', '10', '20']);
+    // The mall's order settings, read once after the pages (for the deadline), with its version header.
+    const sent = fake.requests.slice(mark).filter((r) => r.mallId === 'listmall1');
+    expect(sent.map((r) => [r.path, r.status])).toEqual([...calls.map(() => ['/api/v2/admin/orders', 200]), [SETTING_PATH, 200]]);
+    expect(sent.at(-1)!.query).toEqual({ shop_no: '1' });
+    expect(sent.at(-1)!.headers['x-cafe24-api-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     for (const c of calls) {
       expect(c.query).toMatchObject({ order_status: 'N00', payment_method: 'cash', embed: 'buyer', limit: '10', date_type: 'order_date', shop_no: '1' });
       expect(c.query.start_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -225,7 +242,8 @@ describe('orders', () => {
     for (const o of listed) {
       expect(o.amount).toBe(expected.get(o.orderId)!.amount);
       expect(o.depositorName).toBe(expected.get(o.orderId)!.name);
-      expect(o.payBy).toBeNull();
+      // The fake's default setting, Cafe24's documented example: unpaid bank-transfer orders canceled after 7 days.
+      expect(o.payBy!.getTime()).toBe(dayDeadline(o.orderedAt, 7));
       expect(o.buyerPhone).toBe('01012345678');
       expect(o.buyerEmail).toMatch(/^b\d+@example\.com$/);
       expect(o.orderedAt.getTime()).toBe(fake.order(o.orderId)!.orderDate.getTime() - (fake.order(o.orderId)!.orderDate.getTime() % 1000));
@@ -278,6 +296,157 @@ describe('orders', () => {
     expect(apiCalls('statmall1', '/api/v2/admin/orders').slice(before2).map((c) => c.query.order_id.split(',').length)).toEqual([100, 50]);
     expect(fake.violations).toEqual([]);
   });
+});
+
+describe("payBy: the mall's unpaid-order auto-cancel setting", () => {
+  it('days: midnight KST starting the n-th day after the order KST date; one setting read per listing, across pages and windows', async () => {
+    const shop = adapter({ pageSize: 2 });
+    const { session } = await install(shop, 'paybyday1');
+    fake.orderSettings('paybyday1', { auto_cancel: 'T', auto_cancel_cash_unit: 'D', auto_cancel_cash_period: 3 });
+    // Late in a KST day (23:50 KST, 14:50 UTC) and three more, one of them 100 days ago (another search window).
+    const lastLateEvening = Date.parse(`${kst(Date.now() - 15 * 60_000).slice(0, 10)}T23:50:00+09:00`) - DAY;
+    const late = fake.addOrder({ mallId: 'paybyday1', amount: 1000, buyerName: '늦은밤', orderDate: new Date(lastLateEvening) });
+    const others = [minutesAgo(30), minutesAgo(20), new Date(Date.now() - 100 * DAY)].map((d) => fake.addOrder({ mallId: 'paybyday1', amount: 2000, buyerName: '다른', orderDate: d }));
+    const mark = fake.requests.length;
+    const listed = await shop.listAwaitingOrders(session, new Date(Date.now() - 120 * DAY), new Date());
+    expect(listed.map((o) => o.orderId).sort()).toEqual([late, ...others].map((o) => o.orderId).sort());
+    for (const o of listed) expect(o.payBy!.getTime()).toBe(dayDeadline(o.orderedAt, 3));
+    const lateListed = listed.find((o) => o.orderId === late.orderId)!;
+    // order_date "…T23:50:00+09:00": the deadline is 00:00 KST three KST dates later (the KST date, not the UTC one).
+    expect(kst(lateListed.orderedAt)).toBe(kst(lastLateEvening));
+    expect(kst(lateListed.orderedAt).slice(11)).toBe('23:50:00');
+    expect(kst(lateListed.payBy!)).toBe(`${kst(lastLateEvening + 3 * DAY).slice(0, 10)}T00:00:00`);
+    expect(lateListed.payBy!.getTime()).toBe(lastLateEvening + 3 * DAY - (23 * HOUR + 50 * 60_000));
+    const sent = fake.requests.slice(mark);
+    expect(sent.filter((r) => r.path === '/api/v2/admin/orders').length).toBeGreaterThan(2);
+    expect(sent.filter((r) => r.path === SETTING_PATH).map((r) => r.status)).toEqual([200]);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('hours: order_date + n hours', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'paybyhour1');
+    fake.orderSettings('paybyhour1', { auto_cancel_cash_unit: 'T', auto_cancel_cash_period: 5 });
+    const o = fake.addOrder({ mallId: 'paybyhour1', amount: 3000, buyerName: '시간', orderDate: minutesAgo(45) });
+    const [listed] = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(listed.orderId).toBe(o.orderId);
+    expect(listed.payBy!.getTime()).toBe(listed.orderedAt.getTime() + 5 * HOUR);
+    // The bounds of the documented range (1-23), and a period Cafe24 might send as a string.
+    for (const [period, ms] of [[1, HOUR], [23, 23 * HOUR], ['5', 5 * HOUR]] as const) {
+      fake.orderSettings('paybyhour1', { auto_cancel_cash_unit: 'T', auto_cancel_cash_period: period });
+      const [again] = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+      expect(again.payBy!.getTime() - again.orderedAt.getTime()).toBe(ms);
+    }
+    fake.orderSettings('paybyhour1', { auto_cancel_cash_unit: 'D', auto_cancel_cash_period: 23 });
+    const [days] = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(days.payBy!.getTime()).toBe(dayDeadline(days.orderedAt, 23));
+  });
+
+  it('auto_cancel F: no deadline', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'paybyoff1');
+    fake.orderSettings('paybyoff1', { auto_cancel: 'F', auto_cancel_cash_unit: 'D', auto_cancel_cash_period: 7 });
+    fake.addOrder({ mallId: 'paybyoff1', amount: 4000, buyerName: '끔', orderDate: minutesAgo(10) });
+    const listed = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(listed).toHaveLength(1);
+    expect(listed[0].payBy).toBeNull();
+    expect(apiCalls('paybyoff1', SETTING_PATH).map((r) => r.status)).toEqual([200]);
+  });
+
+  it('an install without mall.read_store (made before it was asked for): 403 on the setting, orders listed with payBy null, no reauthorization', async () => {
+    const shop = adapter();
+    const { tokens, session } = await install(shop, 'paybyold1', ['mall.read_order', 'mall.write_order']);
+    expect(tokens.scopes).toEqual(['mall.read_order', 'mall.write_order']);
+    const o = fake.addOrder({ mallId: 'paybyold1', amount: 5000, buyerName: '옛설치', orderDate: minutesAgo(10) });
+    const listed = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(listed.map((x) => [x.orderId, x.payBy])).toEqual([[o.orderId, null]]);
+    expect(apiCalls('paybyold1', SETTING_PATH).map((r) => r.status)).toEqual([403]);
+    // The same token still reads and confirms orders: nothing else needs the scope.
+    expect((await shop.orderStatuses(session, [o.orderId])).get(o.orderId)).toBe('AWAITING_DEPOSIT');
+    // A 403 with another message (the shape Cafe24 uses for any refusal) is read the same way on this call.
+    fake.failNext(1, { status: 403, path: SETTING_PATH, body: { error: { code: 403, message: 'Forbidden' } } });
+    const { session: full } = await install(shop, 'paybyold1');
+    expect((await shop.listAwaitingOrders(full, minutesAgo(60), new Date()))[0].payBy).toBeNull();
+    expect((await shop.listAwaitingOrders(full, minutesAgo(60), new Date()))[0].payBy).not.toBeNull();
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a setting not in the documented shape: payBy null, the listing does not fail', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'paybybad1');
+    fake.addOrder({ mallId: 'paybybad1', amount: 6000, buyerName: '이상', orderDate: minutesAgo(10) });
+    const malformed: Record<string, unknown>[] = [
+      { auto_cancel_cash_unit: 'W' },
+      { auto_cancel_cash_unit: undefined },
+      { auto_cancel_cash_period: 0 },
+      { auto_cancel_cash_period: 24 },
+      { auto_cancel_cash_period: 2.5 },
+      { auto_cancel_cash_period: 'seven' },
+      { auto_cancel_cash_period: null },
+      { auto_cancel_cash_period: undefined },
+      { auto_cancel: undefined },
+      { auto_cancel: true },
+    ];
+    for (const fields of malformed) {
+      fake.orderSettings('paybybad1', fields);
+      const listed = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+      expect(listed.map((o) => o.payBy), JSON.stringify(fields)).toEqual([null]);
+    }
+    fake.orderSettings('paybybad1', null);
+    // A JSON answer without `order`, or with something else in its place.
+    for (const body of [{}, { order: 'T' }, { order: [] }, { orders: [{ auto_cancel: 'T' }] }]) {
+      fake.failNext(1, { status: 200, path: SETTING_PATH, body });
+      const listed = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+      expect(listed.map((o) => o.payBy), JSON.stringify(body)).toEqual([null]);
+    }
+    // Back to the default (7 days).
+    const [o] = await shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(o.payBy!.getTime()).toBe(dayDeadline(o.orderedAt, 7));
+  });
+
+  it('no order awaiting: the setting is not read', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'paybynone');
+    expect(await shop.listAwaitingOrders(session, minutesAgo(60), new Date())).toEqual([]);
+    expect(apiCalls('paybynone', '/api/v2/admin/orders')).toHaveLength(1);
+    expect(apiCalls('paybynone', SETTING_PATH)).toHaveLength(0);
+  });
+
+  it("the setting's other failures fail the listing as any call's: 5xx, a 429 that persists, a timeout, a 2xx that is not JSON, 401", async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'paybyfail');
+    fake.addOrder({ mallId: 'paybyfail', amount: 7000, buyerName: '실패', orderDate: minutesAgo(10) });
+    const list = () => shop.listAwaitingOrders(session, minutesAgo(60), new Date());
+    fake.failNext(1, { status: 500, path: SETTING_PATH });
+    expect(await shopError(list())).toMatchObject({ code: '500', retryable: true, status: 500 });
+    fake.failNext(1, { status: 503, path: SETTING_PATH });
+    expect(await shopError(list())).toMatchObject({ code: 'HTTP_503', retryable: true });
+    fake.failNext(3, { status: 429, path: SETTING_PATH, headers: { 'retry-after': '1' } });
+    expect(await shopError(list())).toMatchObject({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: 1000 });
+    fake.hangNext(1, { path: SETTING_PATH });
+    expect(await shopError(list())).toMatchObject({ code: 'TIMEOUT', retryable: true });
+    fake.failNext(1, { status: 200, path: SETTING_PATH, body: '<html>maintenance</html>' });
+    expect(await shopError(list())).toMatchObject({ code: 'BAD_RESPONSE', retryable: true });
+    fake.failNext(1, { status: 401, path: SETTING_PATH, body: { error: { code: 401, message: 'access_token time expired. (invalid_token)' } } });
+    expect(await shopError(list())).toMatchObject({ code: 'invalid_token', authExpired: true });
+    // A short 429 is waited out and retried like any call's.
+    fake.failNext(1, { status: 429, path: SETTING_PATH });
+    const [o] = await list();
+    expect(o.payBy!.getTime()).toBe(dayDeadline(o.orderedAt, 7));
+    expect(apiCalls('paybyfail', SETTING_PATH).slice(-2).map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('the setting read is paced by the bucket like the other calls', async () => {
+    const paced = adapter({ realSleep: true });
+    const { session } = await install(paced, 'paybypace');
+    fake.addOrder({ mallId: 'paybypace', amount: 8000, buyerName: '속도', orderDate: minutesAgo(10) });
+    fake.fillBucket('paybypace', 38);
+    const [o] = await paced.listAwaitingOrders(session, minutesAgo(60), new Date());
+    expect(o.payBy).not.toBeNull();
+    // The order search left 1 call of room (39/40): the adapter waited for 4 before reading the setting.
+    expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1000);
+    expect(apiCalls('paybypace', SETTING_PATH).map((r) => r.status)).toEqual([200]);
+  }, 10_000);
 });
 
 describe('confirmDeposit', () => {
@@ -474,7 +643,7 @@ describe('secrets', () => {
 });
 
 describe('the fake itself', () => {
-  it('records a malformed deposit update and answers 422, and refuses a token request without client credentials', async () => {
+  it('records a malformed deposit update or settings read and answers 422, and refuses a token request without client credentials', async () => {
     const shop = adapter();
     const { session } = await install(shop, 'fakemall1');
     const o = fake.addOrder({ mallId: 'fakemall1', amount: 1000, buyerName: 'x' });
@@ -491,6 +660,19 @@ describe('the fake itself', () => {
     const noVersion = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/admin/orders/${o.orderId}`, { headers: { authorization: `Bearer ${session.accessToken}` } });
     expect(noVersion.status).toBe(422);
     expect(fake.violations.splice(before)).toHaveLength(1);
+    // The order settings: only shop_no; the version header and a token of the mall are needed as for any call.
+    const auth = { authorization: `Bearer ${session.accessToken}`, 'x-cafe24-api-version': '2026-03-01' };
+    const setting = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/admin/orders/setting?shop_no=1`, { headers: auth });
+    expect(setting.status).toBe(200);
+    expect((await setting.json()).order).toMatchObject({ shop_no: 1, auto_cancel: 'T', auto_cancel_cash_unit: 'D', auto_cancel_cash_period: 7 });
+    const extra = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/admin/orders/setting?shop_no=1&fields=auto_cancel`, { headers: auth });
+    expect(extra.status).toBe(422);
+    expect(fake.violations.splice(before)).toEqual(['GET /orders/setting: unknown parameter fields']);
+    const settingNoVersion = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/admin/orders/setting`, { headers: { authorization: auth.authorization } });
+    expect(settingNoVersion.status).toBe(422);
+    expect(fake.violations.splice(before)).toHaveLength(1);
+    const settingNoToken = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/admin/orders/setting`, { headers: { 'x-cafe24-api-version': '2026-03-01' } });
+    expect(settingNoToken.status).toBe(401);
     const token = await fetch(`${fake.apiBaseUrl('fakemall1')}/api/v2/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x' });
     expect(token.status).toBe(401);
     expect(await token.json()).toMatchObject({ error: 'invalid_client' });

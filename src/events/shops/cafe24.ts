@@ -1,7 +1,7 @@
 /**
  * Cafe24's Admin API: the ShopAdapter of the shop port (src/domain/shops/shop-port.ts) for Cafe24 malls. OAuth 2.0
- * authorization code (install) and refresh-token rotation, the bank-transfer (무통장입금) orders awaiting their deposit,
- * their states, and the deposit confirmation (결제상태 입금확인).
+ * authorization code (install) and refresh-token rotation, the bank-transfer (무통장입금) orders awaiting their deposit
+ * (with the mall's unpaid-order auto-cancel deadline), their states, and the deposit confirmation (결제상태 입금확인).
  *
  * The wire contract, the rate-limit pacing, the error mapping, the sources and the choices made where Cafe24's
  * documentation is silent: src/events/README.md, "Cafe24's Admin API". Tested against test/helpers/fake-cafe24.ts.
@@ -34,8 +34,11 @@ export interface Cafe24ShopOptions {
 
 /** The API version this adapter was written against (Cafe24 dates its versions; each lives a year after its successor). */
 export const CAFE24_API_VERSION = '2026-03-01';
-/** Reading orders and writing their payment status. */
-export const CAFE24_SCOPES = ['mall.read_order', 'mall.write_order'] as const;
+/**
+ * Reading orders and writing their payment status; reading the mall's order settings (mall.read_store: the unpaid-order
+ * auto-cancel deadline, `payBy`). Installs made before mall.read_store was asked for import orders without a deadline.
+ */
+export const CAFE24_SCOPES = ['mall.read_order', 'mall.write_order', 'mall.read_store'] as const;
 
 /** A mall id: the operator's Cafe24 id — lower-case letters and digits, starting with a letter, 4-16 characters. */
 const MALL_ID_RE = /^[a-z][a-z0-9]{3,15}$/;
@@ -58,7 +61,11 @@ const MAX_OFFSET = 15_000;
 /** Comma-separated searches take at most 100 values. */
 const IDS_PER_LOOKUP = 100;
 const KST_OFFSET_MS = 9 * 3600_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+/** auto_cancel_cash_period's documented range (Orders setting: 최소 1 ~ 최대 23), in the unit auto_cancel_cash_unit says. */
+const AUTO_CANCEL_PERIOD_MIN = 1;
+const AUTO_CANCEL_PERIOD_MAX = 23;
 
 interface Answer {
   status: number;
@@ -107,6 +114,34 @@ function wholeWon(v: unknown): number | null {
 
 function nonEmpty(v: unknown): string | null {
   return typeof v === 'string' && v.trim() ? v.trim() : null;
+}
+
+/**
+ * When the mall may auto-cancel an unpaid bank-transfer (무통장입금) order, from the `order` of
+ * GET /api/v2/admin/orders/setting: a function of the order's time, or null when the mall does not auto-cancel
+ * (auto_cancel F) or the setting is not in the documented shape (auto_cancel T|F, auto_cancel_cash_unit D days |
+ * T hours, auto_cancel_cash_period 1-23).
+ *
+ * Hours count from the order. Days: Cafe24 does not document when in the day a day-unit cancellation runs; shops on
+ * Cafe24 tell buyers of a daily run early in the morning (one: "unpaid 5 days after ordering → canceled around 5 a.m.
+ * on the 6th day", the order's day counting as the first). The deadline is read as the earliest moment that allows:
+ * midnight KST starting the n-th day after the order's KST date (README, "payBy"). KST has no daylight saving.
+ */
+function autoCancelRule(setting: unknown): ((orderedAt: Date) => Date) | null {
+  if (!setting || typeof setting !== 'object' || Array.isArray(setting)) return null;
+  const s = setting as Record<string, unknown>;
+  if (s.auto_cancel !== 'T') return null;
+  const raw = s.auto_cancel_cash_period;
+  const period = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,3}$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isInteger(period) || period < AUTO_CANCEL_PERIOD_MIN || period > AUTO_CANCEL_PERIOD_MAX) return null;
+  if (s.auto_cancel_cash_unit === 'T') return (orderedAt) => new Date(orderedAt.getTime() + period * HOUR_MS);
+  if (s.auto_cancel_cash_unit === 'D') {
+    return (orderedAt) => {
+      const kstMidnight = Math.floor((orderedAt.getTime() + KST_OFFSET_MS) / DAY_MS) * DAY_MS - KST_OFFSET_MS;
+      return new Date(kstMidnight + period * DAY_MS);
+    };
+  }
+  return null;
 }
 
 /** The states of an order as far as the port cares (see the README for the mapping). */
@@ -386,6 +421,28 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
     };
   }
 
+  /**
+   * The mall's auto-cancel rule for unpaid bank-transfer orders (see autoCancelRule), or null. One Admin API call,
+   * paced and retried like every other.
+   */
+  async function autoCancelDeadline(session: ShopSession): Promise<((orderedAt: Date) => Date) | null> {
+    let a: Answer;
+    try {
+      a = await admin(session, 'GET', '/api/v2/admin/orders/setting', { shop_no: '1' });
+    } catch (e) {
+      // 403: the token lacks mall.read_store (an install made before the adapter asked for it: Cafe24 keeps the scopes
+      // granted at install). It cannot be the app removed from the mall: the order list was just read with the same
+      // token. Orders are imported without a deadline (as before the setting was read) rather than failing every sync
+      // until the merchant installs again. Any other failure (401, a 429 that persists, 5xx, a timeout, a 2xx that is
+      // not JSON) fails the listing as any call does.
+      if (e instanceof ShopApiError && e.status === 403) return null;
+      throw e;
+    }
+    // A JSON answer without the setting in the documented shape (no `order`, unknown unit, a period out of range):
+    // no deadline rather than a guessed one, and not a failed sync — retrying would read the same setting.
+    return autoCancelRule(a.body!.order);
+  }
+
   async function readOrder(session: ShopSession, orderId: string): Promise<Record<string, any> | null> {
     try {
       const a = await admin(session, 'GET', `/api/v2/admin/orders/${encodeURIComponent(orderId)}`, { shop_no: '1', embed: 'items' });
@@ -441,6 +498,12 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
           const t = order?.orderedAt.getTime();
           if (order && t! >= since.getTime() && t! < until.getTime() && !found.has(order.orderId)) found.set(order.orderId, order);
         }
+      }
+      // The deadline is a mall setting, read once per listing and only when there is an order to give it to.
+      // order_date carries its offset (parseCafe24Time), so orderedAt is the instant the rule counts from.
+      if (found.size > 0) {
+        const deadline = await autoCancelDeadline(session);
+        if (deadline !== null) for (const o of found.values()) o.payBy = deadline(o.orderedAt);
       }
       return [...found.values()].sort((a, b) => a.orderedAt.getTime() - b.orderedAt.getTime() || a.orderId.localeCompare(b.orderId));
     },
