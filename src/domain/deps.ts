@@ -96,6 +96,7 @@ export interface Deps {
 
 const eventsWrittenIn = new WeakSet<RawQuery>();
 const jobsQueuedIn = new WeakSet<RawQuery>();
+const shopSyncDueIn = new WeakSet<RawQuery>();
 
 /** Marks the transaction as having written outbox events (the dispatcher is woken after it commits). */
 export function noteEventsWritten(db: Sql): void {
@@ -107,9 +108,15 @@ export function noteJobsQueued(db: Sql): void {
   jobsQueuedIn.add(asRaw(db));
 }
 
+/** Marks the transaction as having made a shop connection's sync due now (the shop-sync worker is woken after it commits). */
+export function noteShopSyncDue(db: Sql): void {
+  shopSyncDueIn.add(asRaw(db));
+}
+
 function wakeWorkersAfterCommit(deps: Deps, q: RawQuery): void {
   if (eventsWrittenIn.has(q)) deps.onEventsCommitted();
   if (jobsQueuedIn.has(q)) deps.onJobsQueued();
+  if (shopSyncDueIn.has(q)) deps.onShopSyncDue?.();
 }
 
 /**

@@ -93,13 +93,12 @@ describe(`shop integration with the simulated shop on ${dbLabel}`, () => {
     const b = await until(() => order(second), (o) => o?.state === 'WAITING');
     expect(b.reason).toBe(a.invoice.id);
     expect(b.invoice).toBeNull();
-    // One deposit pays the first; the next sync imports the second, which the next deposit pays.
+    // One deposit pays the first; that payment makes the shop's sync due at once, which imports the second (no sync
+    // asked for), and the next deposit pays it.
     await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '이영희', amount: 12_000 });
     await until(() => order(first), (o) => o?.state === 'CONFIRMED');
-    const resync = await gql(SYNC, { c: connectionId });
-    expect(resync.syncShopOrders.imported).toBe(1);
-    const linked = await order(second);
-    expect(linked.state).toBe('LINKED');
+    const linked = await until(() => order(second), (o) => o?.state === 'LINKED');
+    expect(linked.invoice.status).toBe('PENDING');
     await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '이영희', amount: 12_000 });
     await until(() => order(second), (o) => o?.state === 'CONFIRMED');
   });
@@ -166,6 +165,83 @@ describe(`shop integration with the simulated shop on ${dbLabel}`, () => {
     }
     const ok = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '메타' }, amount: 100, metadata: { shop: 'x', cafe24: 'y', order_id: 'z' } } });
     expect(ok.status).toBe(201);
+  });
+
+  /** An on-demand sync (the worker may be syncing the shop at this moment: CONFLICT, tried again). */
+  const syncNow = async () => {
+    for (;;) {
+      const r = await gql(SYNC, { c: connectionId });
+      if (r.syncShopOrders.code !== 'CONFLICT') return r.syncShopOrders;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  };
+  const trx = (id: string) => t.app.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+
+  it("a deposit that arrived before its order was imported pays the order's invoice at the import; the shop is told once", async () => {
+    const early = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '문채원', amount: 16_500 });
+    expect(early.status).toBe(201);
+    expect((await trx(early.body.transactionId)).matchedInvoiceId).toBeNull();
+    const orderId = await place('문채원', 16_500);
+    const confirmed = await until(() => order(orderId), (o) => o?.state === 'CONFIRMED');
+    expect(confirmed.invoice.status).toBe('PAID');
+    expect((await trx(early.body.transactionId)).matchedInvoiceId).toBe(confirmed.invoice.id);
+    expect((await shopSide()).find((o) => o.id === orderId)).toMatchObject({ status: 'PAID', confirmCalls: 1 });
+  });
+
+  it("a waiting order's own transfer, sent while it waited, pays it once the first order is paid (that payment makes the sync due now)", async () => {
+    const first = await place('서지우', 14_000);
+    const second = await place('서지우', 14_000);
+    await until(() => order(first), (o) => o?.state === 'LINKED');
+    await until(() => order(second), (o) => o?.state === 'WAITING');
+    // The shop held by a lease (as another instance's sync would), so nothing is imported until the test lets go.
+    const hold = () =>
+      t.app.db.sql.query(`UPDATE "ShopConnection" SET "syncLeaseUntil" = now() + interval '1 hour', "nextSyncAt" = now() + interval '1 hour' WHERE id = $1 AND "syncLeaseUntil" IS NULL RETURNING id`, [connectionId]);
+    await until(hold, (rows) => rows.length === 1);
+    let d2: Awaited<ReturnType<typeof t.client.deposit>>;
+    try {
+      const d1 = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '서지우', amount: 14_000 });
+      d2 = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '서지우', amount: 14_000 });
+      const paidFirst = await until(() => order(first), (o) => o?.state === 'CONFIRMED');
+      expect((await trx(d1.body.transactionId)).matchedInvoiceId).toBe(paidFirst.invoice.id);
+      expect((await trx(d2.body.transactionId)).matchedInvoiceId).toBeNull();
+      expect((await order(second)).state).toBe('WAITING');
+      const due = await t.app.deps.prisma.shopConnection.findUniqueOrThrow({ where: { id: connectionId } });
+      expect(due.nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await t.app.db.sql.query(`UPDATE "ShopConnection" SET "syncLeaseUntil" = NULL, "nextSyncAt" = LEAST("nextSyncAt", now()) WHERE id = $1`, [connectionId]);
+      t.app.workers.shopSync.wake();
+    }
+    const paidSecond = await until(() => order(second), (o) => o?.state === 'CONFIRMED');
+    expect((await trx(d2.body.transactionId)).matchedInvoiceId).toBe(paidSecond.invoice.id);
+    expect((await shopSide()).filter((o) => o.id === first || o.id === second).map((o) => [o.status, o.confirmCalls])).toEqual([['PAID', 1], ['PAID', 1]]);
+  });
+
+  it('an order paid in the shop itself, or deleted there: PAID_IN_SHOP / CANCELED_IN_SHOP (reason NOT_FOUND), its invoice canceled', async () => {
+    const paid = await place('유재석', 17_000);
+    const gone = await place('강호동', 17_100);
+    const linkedPaid = await until(() => order(paid), (o) => o?.state === 'LINKED');
+    const linkedGone = await until(() => order(gone), (o) => o?.state === 'LINKED');
+    // The merchant marks the first paid in the shop's own admin; the second is deleted there.
+    await t.app.deps.prisma.simulatedShopOrder.update({ where: { id: paid }, data: { status: 'PAID' } });
+    await t.app.deps.prisma.simulatedShopOrder.delete({ where: { id: gone } });
+    // Paid in the shop: closed at once. Deleted there: marked at the first check, closed at the second.
+    expect(await syncNow()).toMatchObject({ __typename: 'ShopSyncPayload', canceledInShop: 0 });
+    expect(await order(gone)).toMatchObject({ state: 'LINKED', reason: 'MISSING_AT_SHOP', invoice: { status: 'PENDING' } });
+    expect(await syncNow()).toMatchObject({ __typename: 'ShopSyncPayload', canceledInShop: 1 });
+    expect(await order(paid)).toMatchObject({ state: 'PAID_IN_SHOP', invoice: { status: 'CANCELED' } });
+    expect(await order(gone)).toMatchObject({ state: 'CANCELED_IN_SHOP', reason: 'NOT_FOUND', invoice: { status: 'CANCELED' } });
+    const reasons = await t.app.deps.prisma.invoice.findMany({ where: { id: { in: [linkedPaid.invoice.id, linkedGone.invoice.id] } }, select: { id: true, cancelReason: true } });
+    expect(Object.fromEntries(reasons.map((r) => [r.id, r.cancelReason]))).toEqual({ [linkedPaid.invoice.id]: 'Paid in the shop.', [linkedGone.invoice.id]: 'Deleted in the shop.' });
+    // The buyer's transfer afterwards pays nothing.
+    const late = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '유재석', amount: 17_000 });
+    expect((await trx(late.body.transactionId)).matchedInvoiceId).toBeNull();
+  });
+
+  it("an imported invoice expires 10 minutes before the shop's own deadline", async () => {
+    const orderId = await place('마감손님', 18_000, { payWithinHours: 1 });
+    const linked = await until(() => order(orderId), (o) => o?.state === 'LINKED');
+    const atShop = await t.app.deps.prisma.simulatedShopOrder.findUniqueOrThrow({ where: { id: orderId } });
+    expect(Date.parse(linked.invoice.expiresAt)).toBe(atShop.payBy!.getTime() - 10 * 60_000);
   });
 
   it('shop connections belong to their workspace', async () => {

@@ -116,3 +116,7 @@ ALTER TABLE "ShopConnection" ADD CONSTRAINT "ShopConnection_workspaceId_fkey" FO
 
 -- AddForeignKey
 ALTER TABLE "ShopOrder" ADD CONSTRAINT "ShopOrder_connectionId_fkey" FOREIGN KEY ("connectionId") REFERENCES "ShopConnection"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- A shop order imported after its buyer's transfer looks the deposit up among the unmatched ones (partial: a deposit
+-- stored matched adds no entry).
+CREATE INDEX "Transaction_unmatched_amount_idx" ON "Transaction"("workspaceId", "amount", "createdAt") WHERE "matchedInvoiceId" IS NULL;

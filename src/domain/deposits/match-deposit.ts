@@ -39,12 +39,15 @@ async function noteUnmatched(q: RawQuery, trx: Transaction, note: Record<string,
 
 /**
  * Matches a just-stored deposit in its transaction (spec: States — matching deposit); an ambiguous match is noted.
- * `lostCandidateId`: the invoice it matched when first read, which changed before it could be paid.
+ * `lostCandidateId`: the invoice it matched when first read, which changed before it could be paid. `onlyInvoiceId`:
+ * an earlier, unmatched deposit matched again for one new invoice (a shop order imported after the deposit arrived):
+ * it pays that invoice if its decision is that invoice, else it is left exactly as it was.
  */
-export async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, now: Date, lostCandidateId?: string): Promise<Transaction> {
+export async function matchDeposit(q: RawQuery, trx: Transaction, truncation: number, now: Date, lostCandidateId?: string, opts: { onlyInvoiceId?: string } = {}): Promise<Transaction> {
   for (let attempt = 1; ; attempt++) {
     const found = await matchCandidates(q, trx, truncation, now);
     const decision = decideMatch(trx.description, found.candidates, truncation, { complete: found.complete });
+    if (opts.onlyInvoiceId !== undefined && (decision.kind !== 'MATCH' || decision.candidate.id !== opts.onlyInvoiceId)) return trx;
     if (decision.kind === 'NONE') {
       if (attempt === 1 && lostCandidateId) return noteIfPaidByAnother(q, trx, lostCandidateId, now);
       return trx;

@@ -3,7 +3,7 @@
  * the paying transaction, so it depends on nothing that depends on invoices.
  */
 import type { Invoice } from '../../generated/prisma/client.ts';
-import { asRaw, noteJobsQueued, type Sql } from '../deps.ts';
+import { asRaw, noteJobsQueued, noteShopSyncDue, type Sql } from '../deps.ts';
 import { newId } from '../ids.ts';
 import { addHistory } from '../invoices/history.ts';
 import { isShopLinked } from './reserved-metadata.ts';
@@ -11,13 +11,15 @@ import { isShopLinked } from './reserved-metadata.ts';
 /**
  * In a payment's transaction (deposit, mark-as-paid, dashboard match): a linked invoice's order becomes CONFIRMING and
  * its `shop.confirm` job is queued — or, when the shop already has it confirmed (paid, un-matched, paid again), its
- * attention is cleared. Nothing for an invoice without a shop link (no query at all).
+ * attention is cleared. Orders WAITING for this invoice (a second order of the same buyer and amount) are imported
+ * at the next sync: their connections' syncs are made due now (the shop-sync worker is woken after the commit), so
+ * the buyer's second transfer finds its invoice. Nothing for an invoice without a shop link (no query at all).
  */
 export async function queueShopConfirmation(db: Sql, invoice: Pick<Invoice, 'id' | 'metadata'>, now: Date): Promise<void> {
   if (!isShopLinked(invoice.metadata)) return;
   const q = asRaw(db);
   noteJobsQueued(q);
-  const rows = await q<{ id: string; state: string }>(
+  const [row] = await q<{ id: string | null; state: string | null; due: number }>(
     `WITH o AS (
        UPDATE "ShopOrder" SET state = CASE WHEN state = 'CONFIRMED' THEN state ELSE 'CONFIRMING'::"ShopOrderState" END,
               attention = NULL, "attentionAt" = NULL,
@@ -30,10 +32,16 @@ export async function queueShopConfirmation(db: Sql, invoice: Pick<Invoice, 'id'
      ), job AS (
        INSERT INTO "Job" (id, kind, payload, "runAt", "createdAt", "updatedAt")
        SELECT $3, 'shop.confirm', jsonb_build_object('shopOrderId', o.id), $2::timestamptz, $2::timestamptz, $2::timestamptz FROM o WHERE o.state = 'CONFIRMING'
+     ), due AS (
+       UPDATE "ShopConnection" c SET "nextSyncAt" = $2::timestamptz
+        WHERE c.state = 'CONNECTED' AND (c."nextSyncAt" IS NULL OR c."nextSyncAt" > $2::timestamptz)
+          AND c."workspaceId" = (SELECT "workspaceId" FROM "ShopOrder" WHERE "invoiceId" = $1)
+          AND EXISTS (SELECT 1 FROM "ShopOrder" w WHERE w."connectionId" = c.id AND w.state = 'WAITING' AND w.reason = $1)
+       RETURNING c.id
      )
-     SELECT id, state::text FROM o`,
+     SELECT o.id, o.state::text AS state, (SELECT count(*)::int FROM due) AS due FROM (VALUES (1)) one LEFT JOIN o ON true`,
     [invoice.id, now.toISOString(), newId('job')],
   );
-  if (rows[0]?.state === 'CONFIRMING') await addHistory(q, invoice.id, 'shop_order_confirmation_requested', now, null, { shopOrderId: rows[0].id });
+  if (row && row.due > 0) noteShopSyncDue(q);
+  if (row?.state === 'CONFIRMING') await addHistory(q, invoice.id, 'shop_order_confirmation_requested', now, null, { shopOrderId: row.id });
 }
-

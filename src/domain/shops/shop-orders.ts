@@ -5,19 +5,29 @@
  *           │     │                          │  ^                             │ (invoice un-matched: attention)
  *           │     │                          │  └──(paid again / retried)── FAILED
  *           │     │                          └──(shop said no / retries ran out)──┘
- *           │     └──(canceled in the shop, invoice unpaid)──> CANCELED_IN_SHOP
+ *           │     ├──(canceled or deleted in the shop, invoice unpaid)──> CANCELED_IN_SHOP
+ *           │     └──(paid in the shop itself, invoice unpaid)──> PAID_IN_SHOP (the invoice canceled)
  *           ├─ WAITING (another unpaid invoice has the same name and amount) ──(next sync, no conflict)──> LINKED
- *           │     └──(canceled in the shop)──> CANCELED_IN_SHOP
- *           └─ REFUSED (its data cannot make an invoice: the name, the amount, a deadline already past)
+ *           │     ├──(canceled or deleted in the shop)──> CANCELED_IN_SHOP
+ *           │     └──(paid in the shop)──> PAID_IN_SHOP
+ *           └─ REFUSED (its data cannot make an invoice: the name, the amount, a date, a deadline too close)
  *
- * Importing is idempotent (one row per connection and order id, one invoice per row). A payment of a linked invoice
- * — by a deposit, mark-as-paid or a dashboard match — moves its order to CONFIRMING and queues a `shop.confirm` job in
- * the payment's own transaction; the job tells the shop after the commit, at least once (the shop call is
- * idempotent), with retries and backoff. Canceling the invoice leaves the shop's order alone (spec: v2 cancel).
+ * Importing is idempotent (one row per connection and order id, one invoice per row). What a shop sends is not
+ * trusted: every field is checked before it is stored (storableOrder), and each order is imported, and each open order
+ * checked, on its own, so one bad order never stops a sync. A new invoice is paid at once by a deposit that arrived
+ * before it (the buyer paid before the sync imported the order), when that deposit's own matching picks it. A payment
+ * of a linked invoice — by a deposit, mark-as-paid or a dashboard match — moves its order to CONFIRMING and queues a
+ * `shop.confirm` job in the payment's own transaction; the job tells the shop after the commit, at least once (the
+ * shop call is idempotent), with retries and backoff. Canceling the invoice leaves the shop's order alone (spec: v2
+ * cancel).
  */
-import type { Invoice, ShopConnection, ShopOrder } from '../../generated/prisma/client.ts';
+import type { BankAccount, Invoice, ShopConnection, ShopOrder, Transaction } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
+import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
+import { truncationOf } from '../deposits/deposit-row.ts';
+import { matchDeposit } from '../deposits/match-deposit.ts';
+import { AUTO_MATCH_METHODS, namesMatch } from '../deposits/name-matching.ts';
 import { asRaw, inRawTransaction, inTransaction, type Deps, type RawQuery, type Sql } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
@@ -27,11 +37,13 @@ import { applyInvoiceTransition, effectiveStatus } from '../invoices/invoice-sta
 import { insertCheckedInvoice, invoiceEvent } from '../invoices/invoices.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { newId } from '../ids.ts';
+import { isDatabaseUnavailable } from '../prisma-errors.ts';
+import { MAX_WON } from '../validation.ts';
 import { findInWorkspace } from '../workspace-rows.ts';
 import { assertWholeWorkspace, callShop, ShopNotConnected } from './connections.ts';
 import { queueShopConfirmation } from './confirmation-queue.ts';
 import { isShopLinked, shopLinkMetadata } from './reserved-metadata.ts';
-import { ShopApiError, type AwaitingOrder } from './shop-port.ts';
+import { ShopApiError, type ShopOrderStatus } from './shop-port.ts';
 
 /** Who acts for a shop integration in history lines and `canceledBy`. */
 export function shopActor(c: Pick<ShopConnection, 'id' | 'platform' | 'shopId'>) {
@@ -54,7 +66,80 @@ export function shopOrderSnapshot(o: ShopOrder, platform: string) {
   };
 }
 
-export type ImportOutcome = 'IMPORTED' | 'ALREADY_IMPORTED' | 'WAITING' | 'REFUSED';
+// ───────────────────────────── What a shop sends ─────────────────────────────
+
+/** Longest shop order id kept (Cafe24's are 16 characters). */
+const ORDER_ID_MAX = 64;
+/** Longest depositor name kept (an invoice takes at most 16; a longer one is stored to show why it was REFUSED). */
+const NAME_MAX = 64;
+const EMAIL_MAX = 255;
+const PHONE_DIGITS_MAX = 20;
+/** An order id: 1-64 printable characters (no control, format, unassigned or private-use character, no line break). */
+const ORDER_ID_RE = /^(?=.*\S)[^\p{C}\p{Zl}\p{Zp}]{1,64}$/u;
+/** Characters a shop's text may carry that the service drops: control (NUL among them) and format, and lone surrogates. */
+const DROPPED_CHARS = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+const HAS_DROPPED_CHAR = /[\p{Cc}\p{Cf}\p{Cs}]/u;
+/** The dates a shop may give (anything else is a broken date, which the database could not store either). */
+const EARLIEST_DATE = Date.UTC(1970, 0, 1);
+const LATEST_DATE = Date.UTC(9999, 11, 31);
+
+/** An order as it is stored: every field checked; `refusal` when it cannot make an invoice (stored REFUSED with it). */
+export interface StorableOrder {
+  orderId: string;
+  depositorName: string;
+  amount: number;
+  orderedAt: Date;
+  payBy: Date | null;
+  buyerEmail: string | null;
+  buyerPhone: string | null;
+  refusal: string | null;
+}
+
+const isDate = (v: unknown): v is Date => v instanceof Date && v.getTime() >= EARLIEST_DATE && v.getTime() <= LATEST_DATE;
+
+/** Text as stored: the dropped characters removed, trimmed, at most `max` characters (code points). */
+function cleanText(v: unknown, max: number): string {
+  if (typeof v !== 'string') return '';
+  return [...v.replace(DROPPED_CHARS, '').trim()].slice(0, max).join('');
+}
+
+/**
+ * An order a shop listed, as it can be stored (README, Shop integrations: "What a shop sends"), or why it cannot be
+ * stored at all (`skip`: an order id the service cannot keep). Names lose control and format characters and are cut at
+ * 64 characters; an e-mail over 255 characters, a phone number of more than 20 digits are dropped; an amount that is not
+ * a whole number of won from 1 to MAX_WON, a broken order date or deadline make the order REFUSED (stored with amount 0,
+ * the import time, no deadline in place of what could not be stored).
+ */
+export function storableOrder(raw: unknown, now: Date): StorableOrder | { skip: string } {
+  if (typeof raw !== 'object' || raw === null) return { skip: 'not an order' };
+  const o = raw as Record<string, unknown>;
+  if (typeof o.orderId !== 'string' || !ORDER_ID_RE.test(o.orderId)) return { skip: `order id not 1-${ORDER_ID_MAX} printable characters` };
+  const amountOk = typeof o.amount === 'number' && Number.isInteger(o.amount) && o.amount >= 1 && o.amount <= MAX_WON;
+  const orderedAtOk = isDate(o.orderedAt);
+  const payByOk = o.payBy === null || o.payBy === undefined || isDate(o.payBy);
+  const email = typeof o.buyerEmail === 'string' ? o.buyerEmail.trim() : '';
+  const phone = typeof o.buyerPhone === 'string' ? o.buyerPhone.replace(/\D/g, '') : '';
+  return {
+    orderId: o.orderId,
+    depositorName: cleanText(o.depositorName, NAME_MAX),
+    amount: amountOk ? (o.amount as number) : 0,
+    orderedAt: orderedAtOk ? (o.orderedAt as Date) : now,
+    payBy: payByOk && o.payBy ? (o.payBy as Date) : null,
+    buyerEmail: email && email.length <= EMAIL_MAX && !HAS_DROPPED_CHAR.test(email) ? email : null,
+    buyerPhone: phone && phone.length <= PHONE_DIGITS_MAX ? phone : null,
+    refusal: !amountOk ? 'INVALID_AMOUNT' : !orderedAtOk ? 'INVALID_ORDERED_AT' : !payByOk ? 'INVALID_PAY_BY' : null,
+  };
+}
+
+// ───────────────────────────── Import ─────────────────────────────
+
+export type ImportOutcome = 'IMPORTED' | 'IMPORTED_PAID' | 'ALREADY_IMPORTED' | 'WAITING' | 'REFUSED';
+
+/**
+ * How long before the shop's deadline (payBy) an imported invoice expires: a deposit in the last minutes would
+ * otherwise pay an order the shop cancels a moment later. An order with less than this left is REFUSED (PAY_BY_PASSED).
+ */
+export const PAY_BY_MARGIN_MS = 10 * 60_000;
 
 /** The invoice request an order makes (INVALID_* DomainErrors refuse the order). Spaces are not part of a depositor name. */
 function invoiceInputOf(c: ShopConnection, o: Pick<ShopOrder, 'depositorName' | 'amount' | 'buyerEmail' | 'buyerPhone' | 'payBy' | 'orderId'>, now: Date) {
@@ -71,16 +156,18 @@ function invoiceInputOf(c: ShopConnection, o: Pick<ShopOrder, 'depositorName' | 
     }
   }
   if (o.payBy) {
-    if (o.payBy.getTime() <= now.getTime()) throw new DomainError('VALIDATION_FAILED', { message: 'PAY_BY_PASSED' });
-    input.expiresAt = new Date(Math.min(o.payBy.getTime(), now.getTime() + MAX_EXPIRY_MS));
+    const expiresAt = o.payBy.getTime() - PAY_BY_MARGIN_MS;
+    if (expiresAt <= now.getTime()) throw new DomainError('VALIDATION_FAILED', { message: 'PAY_BY_PASSED' });
+    input.expiresAt = new Date(Math.min(expiresAt, now.getTime() + MAX_EXPIRY_MS));
   }
   input.metadata = shopLinkMetadata(c.platform, c.id, o.orderId);
   return input;
 }
 
 /**
- * Links a WAITING (or new) order to a new invoice in the caller's transaction, the order row locked: LINKED, or
- * WAITING with the conflicting invoice's id, or REFUSED with the reason.
+ * Links a WAITING (or new) order to a new invoice in the caller's transaction, the order row locked: LINKED (paid at
+ * once by a deposit that came first: IMPORTED_PAID), or WAITING with the conflicting invoice's id, or REFUSED with
+ * the reason.
  */
 async function linkOrder(q: RawQuery, c: ShopConnection, order: ShopOrder, ownerId: string, now: Date): Promise<ImportOutcome> {
   let input;
@@ -92,10 +179,9 @@ async function linkOrder(q: RawQuery, c: ShopConnection, order: ShopOrder, owner
     await q(`UPDATE "ShopOrder" SET state = 'REFUSED', reason = $2, "updatedAt" = $3::timestamptz WHERE id = $1`, [order.id, reason, now.toISOString()]);
     return 'REFUSED';
   }
+  let invoice: Invoice;
   try {
-    const invoice = await insertCheckedInvoice(q, { workspaceId: c.workspaceId, issuerId: ownerId, createdByApiKeyId: null, actor: shopActor(c) }, input, now);
-    await q(`UPDATE "ShopOrder" SET state = 'LINKED', "invoiceId" = $2, reason = NULL, "updatedAt" = $3::timestamptz WHERE id = $1`, [order.id, invoice.id, now.toISOString()]);
-    return 'IMPORTED';
+    invoice = await insertCheckedInvoice(q, { workspaceId: c.workspaceId, issuerId: ownerId, createdByApiKeyId: null, actor: shopActor(c) }, input, now);
   } catch (e) {
     if (!(e instanceof DomainError) || e.code !== 'INVOICE_ALREADY_EXISTS') throw e;
     // Rule (README): the second order of a buyer for the same amount waits until the first one's invoice is paid,
@@ -103,18 +189,73 @@ async function linkOrder(q: RawQuery, c: ShopConnection, order: ShopOrder, owner
     await q(`UPDATE "ShopOrder" SET state = 'WAITING', reason = $2, "updatedAt" = $3::timestamptz WHERE id = $1`, [order.id, String(e.data?.invoiceId ?? ''), now.toISOString()]);
     return 'WAITING';
   }
+  await q(`UPDATE "ShopOrder" SET state = 'LINKED', "invoiceId" = $2, reason = NULL, "updatedAt" = $3::timestamptz WHERE id = $1`, [order.id, invoice.id, now.toISOString()]);
+  return (await payFromEarlierDeposit(q, order, invoice, now)) ? 'IMPORTED_PAID' : 'IMPORTED';
 }
 
-/** Imports one order: a new row and its invoice, or a WAITING one tried again; anything else is left as it is. */
-export async function importShopOrder(deps: Deps, c: ShopConnection, o: AwaitingOrder, ownerId: string): Promise<ImportOutcome> {
+/** How long before its order a deposit may have arrived and still pay it (a buyer who pays as they order; clocks). */
+export const DEPOSIT_BEFORE_ORDER_MS = 10 * 60_000;
+/** The furthest back a deposit is looked for, whatever the order's date. */
+const DEPOSIT_LOOK_BACK_MS = 14 * 86_400_000;
+/** The most earlier deposits of the amount read for one new invoice (oldest first). */
+const DEPOSIT_LOOK_BACK_ROWS = 200;
+
+/**
+ * A deposit that arrived before its order became an invoice (orders are imported up to SHOP_SYNC_INTERVAL_MS after
+ * they are placed; a buyer pays within minutes; a WAITING order's buyer may send the second transfer while it waits):
+ * in the invoice's creating transaction, the workspace's unmatched, visible deposits of the amount on the invoice's
+ * receiving accounts, received since the order was placed (less DEPOSIT_BEFORE_ORDER_MS; 14 days at most), oldest
+ * first, are each matched again by the deposit rules (matchDeposit: its candidates and its decision, as when it
+ * arrived; an ambiguous decision matches nothing). The first whose decision is this invoice pays it, exactly as it
+ * would have had the invoice existed (history, receipt, e-mail, the shop confirmation, invoice.paid).
+ */
+async function payFromEarlierDeposit(q: RawQuery, order: ShopOrder, invoice: Invoice, now: Date): Promise<boolean> {
+  const since = new Date(Math.max(order.orderedAt.getTime() - DEPOSIT_BEFORE_ORDER_MS, now.getTime() - DEPOSIT_LOOK_BACK_MS)).toISOString();
+  const deposits = await q<Transaction>(
+    `SELECT t.* FROM "Transaction" t JOIN "BankAccount" a ON a.id = t."bankAccountId"
+      WHERE t."workspaceId" = $1 AND t.amount = $2::int AND t."matchedInvoiceId" IS NULL AND NOT t.hidden AND NOT t.verification AND t."deletedAt" IS NULL
+        AND t."createdAt" >= $3::timestamptz AND t."receivedAt" >= $3::timestamptz
+        AND (cardinality($4::text[]) = 0 OR t."bankAccountId" = ANY($4::text[]))
+        AND a."verifiedAt" IS NOT NULL AND a.active AND a."deletedAt" IS NULL
+      ORDER BY t."receivedAt", t.id LIMIT ${DEPOSIT_LOOK_BACK_ROWS}`,
+    [invoice.workspaceId, invoice.amount, since, [...invoice.bankAccountIds]],
+  );
+  if (deposits.length === 0) return false;
+  const accounts = new Map(
+    (await q<BankAccount>(`SELECT * FROM "BankAccount" WHERE id = ANY($1::text[])`, [[...new Set(deposits.map((d) => d.bankAccountId))]])).map((a) => [a.id, a]),
+  );
+  for (const deposit of deposits) {
+    const account = accounts.get(deposit.bankAccountId);
+    if (!account) continue;
+    const truncation = truncationOf(account);
+    // Only a deposit whose name this invoice's could match can decide for it (the rest are not matched again).
+    if (!AUTO_MATCH_METHODS.some((method) => namesMatch(method, deposit.description, invoice.customerName, truncation))) continue;
+    // Locked and read again: a dashboard match of it at this moment is waited for, and then it is left alone.
+    const [locked] = await q<Transaction>(`SELECT * FROM "Transaction" WHERE id = $1 AND "matchedInvoiceId" IS NULL AND NOT hidden AND "deletedAt" IS NULL FOR UPDATE`, [deposit.id]);
+    if (!locked) continue;
+    const after = await matchDeposit(q, locked, truncation, now, undefined, { onlyInvoiceId: invoice.id });
+    if (after.matchedInvoiceId === invoice.id) return true;
+  }
+  return false;
+}
+
+/**
+ * Imports one order (checked: storableOrder): a new row and its invoice (or REFUSED), or a WAITING one tried again;
+ * anything else is left as it is.
+ */
+export async function importShopOrder(deps: Deps, c: ShopConnection, o: StorableOrder, ownerId: string): Promise<ImportOutcome> {
   return inRawTransaction(deps, async (q) => {
     const now = deps.clock.now();
     const [inserted] = await q<ShopOrder>(
-      `INSERT INTO "ShopOrder" (id, "workspaceId", "connectionId", "orderId", state, "depositorName", amount, "orderedAt", "payBy", "buyerEmail", "buyerPhone", "createdAt", "updatedAt")
-       VALUES ($1, $2, $3, $4, 'WAITING', $5, $6::int, $7::timestamptz, $8::timestamptz, $9, $10, $11::timestamptz, $11::timestamptz)
+      `INSERT INTO "ShopOrder" (id, "workspaceId", "connectionId", "orderId", state, reason, "depositorName", amount, "orderedAt", "payBy", "buyerEmail", "buyerPhone", "createdAt", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5::"ShopOrderState", $6, $7, $8::int, $9::timestamptz, $10::timestamptz, $11, $12, $13::timestamptz, $13::timestamptz)
        ON CONFLICT ("connectionId", "orderId") DO NOTHING RETURNING *`,
-      [newId('shopOrder'), c.workspaceId, c.id, o.orderId, o.depositorName, o.amount, o.orderedAt.toISOString(), o.payBy?.toISOString() ?? null, o.buyerEmail ?? null, o.buyerPhone ?? null, now.toISOString()],
+      [
+        newId('shopOrder'), c.workspaceId, c.id, o.orderId, o.refusal ? 'REFUSED' : 'WAITING', o.refusal, o.depositorName, o.amount,
+        o.orderedAt.toISOString(), o.payBy?.toISOString() ?? null, o.buyerEmail, o.buyerPhone, now.toISOString(),
+      ],
     );
+    if (inserted?.state === 'REFUSED') return 'REFUSED';
     const order = inserted ?? (await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE "connectionId" = $1 AND "orderId" = $2 FOR UPDATE`, [c.id, o.orderId]))[0];
     if (!order) throw new Error(`shop order ${o.orderId} vanished`);
     if (!inserted && order.state !== 'WAITING') return 'ALREADY_IMPORTED';
@@ -122,68 +263,229 @@ export async function importShopOrder(deps: Deps, c: ShopConnection, o: Awaiting
   });
 }
 
+// ───────────────────────────── Sync ─────────────────────────────
+
 export interface SyncResult {
   imported: number;
   waiting: number;
   refused: number;
   canceledInShop: number;
+  /** Orders found paid in the shop itself (their unpaid invoices canceled). */
+  paidInShop: number;
+  /** Of `imported`: invoices paid at once by a deposit that had arrived before them. */
+  paidOnImport: number;
+  /** Orders left alone: an order id the service cannot store, or a DomainError met on the order (logged at warn). */
+  skipped: number;
+  /** Orders an unexpected error stopped (logged at error; tried again at the next sync). */
+  failed: number;
+  /** More new orders wait than one sync imports: the next sync is due at once. */
+  more: boolean;
 }
 
-/** How far back a first sync looks for orders awaiting their deposit. */
+/**
+ * A sync's bounds (README, Shop integrations). Tests lower them; nothing else changes them.
+ * - `newOrders`: new orders imported per sync (the rest by the next sync, due at once);
+ * - `statusChecks`: open orders (WAITING, LINKED with an unpaid invoice) whose state at the shop is asked for per
+ *   sync, the least recently asked first, so every open order is asked about over successive syncs.
+ */
+export const SHOP_SYNC_LIMITS = { newOrders: 500, statusChecks: 500 };
+
+/** How far back a first sync looks for orders awaiting their deposit (and any sync, after a reconnection). */
 const FIRST_SYNC_DAYS = 14;
 /** A later sync looks back this far before the last one (orders the shop listed late); importing twice changes nothing. */
 const SYNC_OVERLAP_MS = 24 * 3600_000;
-/** Orders whose cancellation at the shop is checked per sync (the unpaid linked and the waiting, newest first). */
-const CANCEL_CHECK_LIMIT = 500;
 
-/**
- * One sync of a connected shop: new orders awaiting their deposit become invoices, WAITING orders are tried again, and
- * orders canceled in the shop cancel their unpaid invoices. The caller holds the connection's sync lease.
- */
-export async function syncShopOrders(deps: Deps, c: ShopConnection): Promise<SyncResult> {
-  const now = deps.clock.now();
-  const since = c.lastSyncAt ? new Date(c.lastSyncAt.getTime() - SYNC_OVERLAP_MS) : new Date((c.connectedAt ?? now).getTime() - FIRST_SYNC_DAYS * 86_400_000);
-  const result: SyncResult = { imported: 0, waiting: 0, refused: 0, canceledInShop: 0 };
-  const [ws] = await deps.sql.query<{ ownerId: string }>(`SELECT "ownerId" FROM "Workspace" WHERE id = $1`, [c.workspaceId]);
-  if (!ws) return result;
-  const listed = await callShop(deps, c, (shop, session) => shop.listAwaitingOrders(session, since, now));
-  for (const o of listed) {
-    const outcome = await importShopOrder(deps, c, o, ws.ownerId);
-    if (outcome === 'IMPORTED') result.imported++;
-    else if (outcome === 'WAITING') result.waiting++;
-    else if (outcome === 'REFUSED') result.refused++;
-  }
-  // The waiting and the unpaid linked orders: canceled in the shop? still awaiting (a waiting one is tried again)?
-  const open = await deps.sql.query<ShopOrder & { invoiceStatus: string | null; invoiceExpiresAt: Date | null }>(
-    `SELECT o.*, i.status AS "invoiceStatus", i."expiresAt" AS "invoiceExpiresAt" FROM "ShopOrder" o LEFT JOIN "Invoice" i ON i.id = o."invoiceId"
-      WHERE o."connectionId" = $1 AND (o.state = 'WAITING' OR (o.state = 'LINKED' AND i.status = 'PENDING'))
-      ORDER BY o."createdAt" DESC LIMIT ${CANCEL_CHECK_LIMIT}`,
-    [c.id],
-  );
-  if (open.length === 0) return result;
-  const listedIds = new Set(listed.map((o) => o.orderId));
-  const statuses = await callShop(deps, c, (shop, session) => shop.orderStatuses(session, open.map((o) => o.orderId)));
-  for (const order of open) {
-    const status = statuses.get(order.orderId);
-    if (status === 'CANCELED') {
-      if (await cancelForShop(deps, c, order.id)) result.canceledInShop++;
-    } else if (order.state === 'WAITING' && status === 'AWAITING_DEPOSIT' && !listedIds.has(order.orderId)) {
-      const outcome = await inRawTransaction(deps, async (q) => {
-        const [locked] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 FOR UPDATE`, [order.id]);
-        return locked?.state === 'WAITING' ? linkOrder(q, c, locked, ws.ownerId, deps.clock.now()) : 'ALREADY_IMPORTED';
-      });
-      if (outcome === 'IMPORTED') result.imported++;
-    }
-  }
-  return result;
+/** Where a sync's listing starts: a day before the last complete sync, but never before the connection's 14 days. */
+export function syncWindowStart(c: Pick<ShopConnection, 'lastSyncAt' | 'connectedAt'>, now: Date): Date {
+  const earliest = (c.connectedAt ?? now).getTime() - FIRST_SYNC_DAYS * 86_400_000;
+  return new Date(c.lastSyncAt ? Math.max(c.lastSyncAt.getTime() - SYNC_OVERLAP_MS, earliest) : earliest);
+}
+
+/** ShopOrder.reason of a LINKED order the shop's last status check did not return (closed if the next one does not either). */
+const MISSING_ONCE = 'MISSING_AT_SHOP';
+
+/** What an order's state at the shop does to an open order (the rest leave it alone). */
+const CLOSED_IN_SHOP: Partial<Record<ShopOrderStatus, Closing>> = {
+  CANCELED: { state: 'CANCELED_IN_SHOP', reason: null, invoiceReason: 'Canceled in the shop.' },
+  NOT_FOUND: { state: 'CANCELED_IN_SHOP', reason: 'NOT_FOUND', invoiceReason: 'Deleted in the shop.' },
+  PAID: { state: 'PAID_IN_SHOP', reason: null, invoiceReason: 'Paid in the shop.' },
+};
+
+interface Closing {
+  state: 'CANCELED_IN_SHOP' | 'PAID_IN_SHOP';
+  /** ShopOrder.reason. */
+  reason: string | null;
+  /** The invoice's cancel reason. */
+  invoiceReason: string;
 }
 
 /**
- * An order canceled in the shop: CANCELED_IN_SHOP, and its invoice canceled if still unpaid (by the integration).
- * Locks are taken in the order a payment takes them — the invoice, then its shop order — so a deposit or mark-as-paid
- * of the invoice at this moment waits for this cancellation or this for it, never each for the other (a deadlock).
+ * The connection's receiving accounts can no longer receive (deleted, unverified, moved away): its orders are not
+ * imported, and the sync fails with this (lastSyncError).
  */
-async function cancelForShop(deps: Deps, c: ShopConnection, orderId: string): Promise<boolean> {
+async function unusableAccounts(deps: Deps, c: ShopConnection): Promise<DomainError | null> {
+  try {
+    await assertUsableReceivingAccounts(deps.prisma, c.workspaceId, c.bankAccountIds);
+    return null;
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    const which = typeof e.data?.bankAccountId === 'string' ? `bank account ${e.data.bankAccountId}` : 'a bank account';
+    const what = e.code === 'BANK_ACCOUNT_NOT_VERIFIED' ? 'is not verified' : 'no longer exists in this workspace';
+    return new DomainError(e.code, {
+      data: e.data,
+      message: `The shop's receiving ${which} ${what}: no order is imported until the shop is installed again with receiving accounts that can receive (startShopInstall with bankAccountIds).`,
+    });
+  }
+}
+
+/**
+ * One sync of a connected shop: new orders awaiting their deposit become invoices, WAITING orders are tried again, and
+ * open orders canceled, deleted or paid in the shop cancel their unpaid invoices. Each order on its own: an order that
+ * fails is logged and counted, and the others go on. The caller holds the connection's sync lease.
+ */
+export async function syncShopOrders(deps: Deps, c: ShopConnection): Promise<SyncResult> {
+  const now = deps.clock.now();
+  const result: SyncResult = { imported: 0, waiting: 0, refused: 0, canceledInShop: 0, paidInShop: 0, paidOnImport: 0, skipped: 0, failed: 0, more: false };
+  const [ws] = await deps.sql.query<{ ownerId: string }>(`SELECT "ownerId" FROM "Workspace" WHERE id = $1`, [c.workspaceId]);
+  if (!ws) return result;
+  const refused = await unusableAccounts(deps, c);
+  let tried = new Set<string>();
+  if (!refused) {
+    const listed = await callShop(deps, c, (shop, session) => shop.listAwaitingOrders(session, syncWindowStart(c, now), now));
+    tried = await importListed(deps, c, ws.ownerId, Array.isArray(listed) ? listed : [], result);
+  }
+  await checkOpenOrders(deps, c, ws.ownerId, tried, result, { relink: !refused });
+  if (refused) throw refused;
+  return result;
+}
+
+/** Counts an import's outcome. */
+function count(result: SyncResult, outcome: ImportOutcome | null): void {
+  switch (outcome) {
+    case 'IMPORTED_PAID':
+      result.paidOnImport++;
+      result.imported++;
+      break;
+    case 'IMPORTED':
+      result.imported++;
+      break;
+    case 'WAITING':
+      result.waiting++;
+      break;
+    case 'REFUSED':
+      result.refused++;
+      break;
+  }
+}
+
+/**
+ * The listed orders: checked (storableOrder); the ones already imported skipped together (one read of the listed
+ * ids); new ones imported, oldest first, at most SHOP_SYNC_LIMITS.newOrders (`more` when others wait), and listed
+ * WAITING ones tried again. Returns the order ids tried.
+ */
+async function importListed(deps: Deps, c: ShopConnection, ownerId: string, listed: readonly unknown[], result: SyncResult): Promise<Set<string>> {
+  const now = deps.clock.now();
+  const orders = new Map<string, StorableOrder>();
+  for (const raw of listed) {
+    const o = storableOrder(raw, now);
+    if ('skip' in o) {
+      result.skipped++;
+      deps.log.warn({ shopConnection: c.id, why: o.skip }, 'shop order skipped: it cannot be stored');
+    } else if (!orders.has(o.orderId)) orders.set(o.orderId, o);
+  }
+  if (orders.size === 0) return new Set();
+  const known = await deps.sql.query<{ orderId: string; state: string }>(`SELECT "orderId", state::text AS state FROM "ShopOrder" WHERE "connectionId" = $1 AND "orderId" = ANY($2::text[])`, [
+    c.id,
+    [...orders.keys()],
+  ]);
+  const states = new Map(known.map((r) => [r.orderId, r.state]));
+  const byDate = (a: StorableOrder, b: StorableOrder) => a.orderedAt.getTime() - b.orderedAt.getTime() || (a.orderId < b.orderId ? -1 : 1);
+  const fresh = [...orders.values()].filter((o) => !states.has(o.orderId)).sort(byDate);
+  const waiting = [...orders.values()].filter((o) => states.get(o.orderId) === 'WAITING').sort(byDate);
+  const limit = SHOP_SYNC_LIMITS.newOrders;
+  if (fresh.length > limit) result.more = true;
+  // New orders first; WAITING ones are tried again within the same bound (the others at a later sync, never `more`:
+  // orders that keep waiting must not keep the shop syncing).
+  const batch = [...fresh.slice(0, limit), ...waiting.slice(0, Math.max(0, limit - Math.min(fresh.length, limit)))];
+  for (const o of batch) count(result, await perOrder(deps, c, o.orderId, 'import', result, () => importShopOrder(deps, c, o, ownerId)));
+  return new Set(batch.map((o) => o.orderId));
+}
+
+/**
+ * The open orders (WAITING, and LINKED with an unpaid invoice) least recently asked about, at most
+ * SHOP_SYNC_LIMITS.statusChecks, but those `tried` by this sync: their state at the shop is asked for (statusCheckedAt
+ * set). Canceled, deleted or paid in the shop: closed (closeForShop); a WAITING one still awaiting its deposit is tried
+ * again (`relink`).
+ */
+async function checkOpenOrders(deps: Deps, c: ShopConnection, ownerId: string, tried: Set<string>, result: SyncResult, opts: { relink: boolean }): Promise<void> {
+  const open = await deps.sql.query<ShopOrder>(
+    `SELECT o.* FROM "ShopOrder" o LEFT JOIN "Invoice" i ON i.id = o."invoiceId"
+      WHERE o."connectionId" = $1 AND (o.state = 'WAITING' OR (o.state = 'LINKED' AND i.status = 'PENDING')) AND NOT (o."orderId" = ANY($2::text[]))
+      ORDER BY o."statusCheckedAt" ASC NULLS FIRST, o."createdAt", o.id LIMIT ${Math.max(1, SHOP_SYNC_LIMITS.statusChecks)}`,
+    [c.id, [...tried]],
+  );
+  if (open.length === 0) return;
+  const answer = await callShop(deps, c, (shop, session) => shop.orderStatuses(session, open.map((o) => o.orderId)));
+  const statuses: Map<string, ShopOrderStatus> = answer instanceof Map ? answer : new Map();
+  await deps.sql.query(`UPDATE "ShopOrder" SET "statusCheckedAt" = $2::timestamptz WHERE id = ANY($1::text[])`, [open.map((o) => o.id), deps.clock.now().toISOString()]);
+  for (const order of open) {
+    const status = statuses.get(order.orderId);
+    // A linked order the shop did not return is closed only when it is missing twice in a row: one search that missed
+    // it (a platform's hiccup, a window edge) must not cancel an invoice a buyer is about to pay.
+    if (order.state === 'LINKED' && status === 'NOT_FOUND' && order.reason !== MISSING_ONCE) {
+      await deps.sql.query(`UPDATE "ShopOrder" SET reason = $2 WHERE id = $1 AND state = 'LINKED'`, [order.id, MISSING_ONCE]);
+      continue;
+    }
+    if (order.state === 'LINKED' && status !== undefined && status !== 'NOT_FOUND' && order.reason === MISSING_ONCE) {
+      await deps.sql.query(`UPDATE "ShopOrder" SET reason = NULL WHERE id = $1 AND reason = $2`, [order.id, MISSING_ONCE]);
+    }
+    const closing = status ? CLOSED_IN_SHOP[status] : undefined;
+    if (closing) {
+      if (await perOrder(deps, c, order.orderId, 'closing', result, () => closeForShop(deps, c, order.id, closing))) {
+        if (closing.state === 'PAID_IN_SHOP') result.paidInShop++;
+        else result.canceledInShop++;
+      }
+    } else if (opts.relink && order.state === 'WAITING' && status === 'AWAITING_DEPOSIT') {
+      const outcome = await perOrder(deps, c, order.orderId, 'import', result, () =>
+        inRawTransaction(deps, async (q) => {
+          const [locked] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 FOR UPDATE`, [order.id]);
+          return locked?.state === 'WAITING' ? linkOrder(q, c, locked, ownerId, deps.clock.now()) : 'ALREADY_IMPORTED';
+        }),
+      );
+      if (outcome !== 'WAITING') count(result, outcome);
+    }
+  }
+}
+
+/**
+ * Runs one order's step on its own: a DomainError met (an invoice paid or changed meanwhile, say) skips the order
+ * (warn); any other error is logged (error) and counted in `failed`, and the sync goes on with the next order. A
+ * database that cannot be reached ends the sync (every order would fail alike).
+ */
+async function perOrder<T>(deps: Deps, c: ShopConnection, orderId: string, step: string, result: SyncResult, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isDatabaseUnavailable(e)) throw e;
+    if (e instanceof DomainError) {
+      result.skipped++;
+      deps.log.warn({ shopConnection: c.id, orderId, code: e.code, error: e.message }, `shop order ${step} skipped`);
+    } else {
+      result.failed++;
+      deps.log.error({ err: e, shopConnection: c.id, orderId }, `shop order ${step} failed`);
+    }
+    return null;
+  }
+}
+
+/**
+ * An open order canceled, deleted or paid in the shop: CANCELED_IN_SHOP or PAID_IN_SHOP, and its invoice canceled if
+ * still unpaid (by the integration; a buyer's later transfer must not pay an order the shop has closed). Locks are
+ * taken in the order a payment takes them — the invoice, then its shop order — so a deposit or mark-as-paid of the
+ * invoice at this moment waits for this or this for it, never each for the other (a deadlock). False when there was
+ * nothing to do (paid here meanwhile: the payment wins, its confirmation tells the merchant).
+ */
+async function closeForShop(deps: Deps, c: ShopConnection, orderId: string, closing: Closing): Promise<boolean> {
   return inTransaction(deps, async (tx) => {
     const q = asRaw(tx);
     const now = deps.clock.now();
@@ -195,15 +497,15 @@ async function cancelForShop(deps: Deps, c: ShopConnection, orderId: string): Pr
     if (!order || order.invoiceId !== seen.invoiceId) return false;
     if (order.invoiceId) {
       const invoice = await tx.invoice.findUnique({ where: { id: order.invoiceId } });
-      // Paid meanwhile: the payment wins (its confirmation will fail at the shop, for the merchant to see).
+      // Paid meanwhile: the payment wins (its confirmation will fail at the shop, or find it paid, for the merchant).
       if (!invoice || invoice.status !== 'PENDING') return false;
       const actor = shopActor(c);
-      const reason = 'Canceled in the shop.';
+      const reason = closing.invoiceReason;
       const canceled = await applyInvoiceTransition(tx, invoice, 'CANCEL', now, { canceledAt: now, canceledBy: actor, cancelReason: reason });
       await addHistory(tx, canceled.id, 'canceled', now, actor, { reason });
       await recordEvents(tx, canceled.workspaceId, [invoiceEvent('invoice.canceled', canceled, now, { reason })]);
     }
-    await q(`UPDATE "ShopOrder" SET state = 'CANCELED_IN_SHOP', "updatedAt" = $2::timestamptz WHERE id = $1`, [order.id, now.toISOString()]);
+    await q(`UPDATE "ShopOrder" SET state = $2::"ShopOrderState", reason = $3, "updatedAt" = $4::timestamptz WHERE id = $1`, [order.id, closing.state, closing.reason, now.toISOString()]);
     return true;
   });
 }
@@ -215,7 +517,7 @@ export { queueShopConfirmation } from './confirmation-queue.ts';
 /**
  * In the transaction that makes a paid invoice unpaid again (the dashboard's un-match): a shop order already told, or
  * being told, that it was paid needs the merchant's attention (PAYMENT_WITHDRAWN) — the shop order is never
- * un-confirmed. A FAILED one simply goes back to LINKED.
+ * un-confirmed. A FAILED one simply goes back to LINKED, its confirmation error cleared (nothing is being confirmed).
  */
 export async function noteShopPaymentWithdrawn(db: Sql, invoice: Invoice, now: Date): Promise<void> {
   if (!isShopLinked(invoice.metadata)) return;
@@ -223,7 +525,9 @@ export async function noteShopPaymentWithdrawn(db: Sql, invoice: Invoice, now: D
   const [order] = await q<ShopOrder & { platform: string }>(
     `UPDATE "ShopOrder" o SET attention = CASE WHEN o.state IN ('CONFIRMING', 'CONFIRMED') THEN 'PAYMENT_WITHDRAWN' END,
             "attentionAt" = CASE WHEN o.state IN ('CONFIRMING', 'CONFIRMED') THEN $2::timestamptz END,
-            state = CASE WHEN o.state = 'FAILED' THEN 'LINKED'::"ShopOrderState" ELSE o.state END, "updatedAt" = $2::timestamptz
+            state = CASE WHEN o.state = 'FAILED' THEN 'LINKED'::"ShopOrderState" ELSE o.state END,
+            "confirmErrorCode" = CASE WHEN o.state = 'FAILED' THEN NULL ELSE o."confirmErrorCode" END,
+            "confirmErrorMessage" = CASE WHEN o.state = 'FAILED' THEN NULL ELSE o."confirmErrorMessage" END, "updatedAt" = $2::timestamptz
        FROM "ShopConnection" c
       WHERE o."invoiceId" = $1 AND c.id = o."connectionId" AND o.state IN ('CONFIRMING', 'CONFIRMED', 'FAILED')
      RETURNING o.*, c.platform::text AS platform`,
@@ -277,7 +581,8 @@ export async function confirmShopOrder(deps: Deps, shopOrderId: string): Promise
   if (!row || row.state !== 'CONFIRMING') return;
   if (row.invoiceStatus !== 'PAID') {
     // Un-matched before the shop was told: nothing to tell it, nothing to look at.
-    await deps.sql.query(`UPDATE "ShopOrder" SET state = 'LINKED', attention = NULL, "attentionAt" = NULL, "updatedAt" = $2::timestamptz WHERE id = $1 AND state = 'CONFIRMING'`, [
+    await deps.sql.query(`UPDATE "ShopOrder" SET state = 'LINKED', attention = NULL, "attentionAt" = NULL, "confirmErrorCode" = NULL, "confirmErrorMessage" = NULL, "updatedAt" = $2::timestamptz
+        WHERE id = $1 AND state = 'CONFIRMING'`, [
       shopOrderId,
       deps.clock.now().toISOString(),
     ]);

@@ -2,7 +2,8 @@
  * Syncing connected shops: on a schedule (the shop-sync worker runs `runDueShopSyncs`) and on demand
  * (`syncShopNow`). A sync holds its connection's lease (`syncLeaseUntil`, claimed by a conditional update with SKIP
  * LOCKED), so with several instances each shop is synced by one at a time; a lease left by a crashed process runs out.
- * A failed sync is tried again with backoff (the interval doubled per failure, at most an hour).
+ * A failed sync is tried again with backoff (the interval doubled per failure, at most an hour). The worker claims one
+ * connection at a time, so a long sync holds no other shop's lease.
  */
 import type { ShopConnection } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -16,8 +17,8 @@ import { syncShopOrders, type SyncResult } from './shop-orders.ts';
 /** Longer than any sync should take: a sync still running then may be joined by another instance's. */
 const SYNC_LEASE_MS = 10 * 60_000;
 const MAX_BACKOFF_MS = 3600_000;
-/** Connections claimed per run of the worker. */
-const CLAIM_BATCH = 10;
+/** What lastSyncError says of an error that is neither the shop's nor a rule's (the details are in the log only). */
+const INTERNAL_SYNC_ERROR = 'The sync stopped on an internal error (logged by the service); it is tried again.';
 
 /**
  * The next due time after a sync: `next`, unless the due time was moved while the sync ran (an order placed in the
@@ -33,10 +34,15 @@ async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: Sync
   try {
     const result = await syncShopOrders(deps, c);
     const now = deps.clock.now();
+    // More new orders than one sync imports: the next sync is due at once, and lastSyncAt (where the next listing
+    // starts, less a day) stays the last complete sync's, so the orders left are listed again.
+    const next = result.more ? now : new Date(now.getTime() + interval);
+    const problem = result.failed > 0 ? `${result.failed} order(s) could not be processed because of an internal error (logged by the service); they are tried again at the next sync.` : null;
     const [after] = await deps.sql.query<{ nextSyncAt: Date | null }>(
-      `UPDATE "ShopConnection" SET "lastSyncAt" = $2::timestamptz, "lastSyncError" = NULL, "syncFailures" = 0, "nextSyncAt" = ${KEEP_NEWER_DUE('$3', '$4')}, "syncLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
+      `UPDATE "ShopConnection" SET "lastSyncAt" = CASE WHEN $5::boolean THEN "lastSyncAt" ELSE $2::timestamptz END, "lastSyncError" = $6, "syncFailures" = 0,
+              "nextSyncAt" = ${KEEP_NEWER_DUE('$3', '$4')}, "syncLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
         WHERE id = $1 RETURNING "nextSyncAt"`,
-      [c.id, now.toISOString(), new Date(now.getTime() + interval).toISOString(), c.nextSyncAt?.toISOString() ?? null],
+      [c.id, now.toISOString(), next.toISOString(), c.nextSyncAt?.toISOString() ?? null, result.more, problem],
     );
     // Made due while this sync ran (an order placed in the simulated shop): the loops that were told found the shop
     // leased and wait for the lease's end; this instance's loop runs it now.
@@ -46,28 +52,38 @@ async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: Sync
     const now = deps.clock.now();
     const failures = c.syncFailures + 1;
     const delay = Math.min(Math.max(interval, 1000) * 2 ** Math.min(failures - 1, 12), MAX_BACKOFF_MS);
-    const message = error instanceof ShopApiError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    // The shop's error, or a rule's (the receiving accounts gone): for the merchant. Anything else may carry the
+    // database's or the code's words: the log has it, lastSyncError says only that it happened.
+    const expected = error instanceof ShopApiError || error instanceof ShopNotConnected || error instanceof DomainError;
+    const message =
+      error instanceof ShopApiError || error instanceof DomainError ? `${error.code}: ${error.message}` : error instanceof ShopNotConnected ? error.message : INTERNAL_SYNC_ERROR;
     await deps.sql.query(
       `UPDATE "ShopConnection" SET "lastSyncError" = $2, "syncFailures" = $3::int, "nextSyncAt" = ${KEEP_NEWER_DUE('$4', '$6')}, "syncLeaseUntil" = NULL, "updatedAt" = $5::timestamptz WHERE id = $1`,
       [c.id, message.slice(0, 1000), failures, new Date(now.getTime() + delay).toISOString(), now.toISOString(), c.nextSyncAt?.toISOString() ?? null],
     );
-    if (!(error instanceof ShopApiError) && !(error instanceof ShopNotConnected)) deps.log.error({ err: error, shopConnection: c.id }, 'shop sync failed');
+    if (!expected) deps.log.error({ err: error, shopConnection: c.id }, 'shop sync failed');
     else deps.log.warn({ shopConnection: c.id, error: message }, 'shop sync failed; will retry');
     return { error };
   }
 }
 
-/** One run of the shop-sync worker: syncs the due connections it can claim; returns true when more may be due at once, else ms until the next. */
+/**
+ * One run of the shop-sync worker: syncs the due connection it can claim (the longest due first), one at a time, so
+ * the lease of a shop not yet reached is not held while another syncs; returns true after a sync (more may be due at
+ * once), else ms until the next one is due.
+ */
 export async function runDueShopSyncs(deps: Deps): Promise<boolean | number> {
   const now = deps.clock.now();
-  const claimed = await deps.sql.query<ShopConnection>(
+  const [claimed] = await deps.sql.query<ShopConnection>(
     `UPDATE "ShopConnection" SET "syncLeaseUntil" = $2::timestamptz
-      WHERE id IN (SELECT id FROM "ShopConnection" WHERE ${CLAIMABLE} AND "nextSyncAt" <= $1::timestamptz ORDER BY "nextSyncAt" LIMIT ${CLAIM_BATCH} FOR UPDATE SKIP LOCKED)
+      WHERE id IN (SELECT id FROM "ShopConnection" WHERE ${CLAIMABLE} AND "nextSyncAt" <= $1::timestamptz ORDER BY "nextSyncAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     [now.toISOString(), new Date(now.getTime() + SYNC_LEASE_MS).toISOString()],
   );
-  for (const c of claimed) await runClaimed(deps, c);
-  if (claimed.length >= CLAIM_BATCH) return true;
+  if (claimed) {
+    await runClaimed(deps, claimed);
+    return true;
+  }
   // A connection being synced elsewhere (another instance, or a process that died mid-sync) is due when its lease ends,
   // not at its past due time: else this loop would run again at once, and again, for as long as the lease lasts.
   const [next] = await deps.sql.query<{ at: Date | null }>(

@@ -1,7 +1,8 @@
 /**
  * The simulated shop's side (src/events/shops/simulated-shop.ts): a merchant (or the tour's CLI) places and cancels
  * orders in a simulated shop they connected, as a buyer would in a real one. Placing an order makes the connection's
- * sync due at once, so it becomes an invoice within a moment.
+ * sync due at once, so it becomes an invoice within a moment. A simulated shop holds at most
+ * SIMULATED_AWAITING_MAX orders awaiting their deposit (a sandbox, not a place to pile up work for the service).
  */
 import { randomInt } from 'node:crypto';
 import type { SimulatedShopOrder } from '../../generated/prisma/client.ts';
@@ -9,8 +10,32 @@ import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import type { Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { isUniqueViolation } from '../prisma-errors.ts';
 import { MAX_WON } from '../validation.ts';
 import { loadShopConnectionFor } from './connections.ts';
+
+/** Orders awaiting their deposit a simulated shop holds at most (its listing returns no more either). */
+export const SIMULATED_AWAITING_MAX = 1000;
+
+/** A simulated order id, as Cafe24 writes its own: the KST order day and 7 digits (20261126-0001234). */
+export function simulatedOrderId(now: Date): string {
+  const kstDay = new Date(now.getTime() + 9 * 3600_000).toISOString().slice(0, 10).replace(/-/g, '');
+  return `${kstDay}-${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+}
+
+/**
+ * Creates a row under a new id, drawn again when it is taken: ids are random in a space of 10 million a day, shared by
+ * every simulated shop of the service, so two orders may draw the same one.
+ */
+export async function withFreshId<T>(nextId: () => string, create: (id: string) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create(nextId());
+    } catch (e) {
+      if (attempt >= attempts || !isUniqueViolation(e)) throw e;
+    }
+  }
+}
 
 export interface SimulatedOrderRequest {
   connectionId: unknown;
@@ -42,19 +67,31 @@ export async function simulateShopOrder(deps: Deps, principal: Principal | null,
   }
   if (r.buyerEmail != null && (typeof r.buyerEmail !== 'string' || r.buyerEmail.length > 255)) throw new DomainError('VALIDATION_FAILED', { message: 'buyerEmail must be a string.', path: ['buyerEmail'] });
   const now = deps.clock.now();
-  const kstDay = new Date(now.getTime() + 9 * 3600_000).toISOString().slice(0, 10).replace(/-/g, '');
-  const order = await deps.prisma.simulatedShopOrder.create({
-    data: {
-      id: `${kstDay}-${String(randomInt(0, 10_000_000)).padStart(7, '0')}`,
-      shopId: c.id,
-      buyerName: r.buyerName.trim(),
-      amount: r.amount,
-      status: 'AWAITING_DEPOSIT',
-      buyerEmail: (r.buyerEmail as string | null | undefined) ?? null,
-      orderedAt: now,
-      payBy: hours === null ? null : new Date(now.getTime() + (hours as number) * 3600_000),
-    },
-  });
+  const awaiting = await deps.prisma.simulatedShopOrder.count({ where: { shopId: c.id, status: 'AWAITING_DEPOSIT', OR: [{ payBy: null }, { payBy: { gt: now } }] } });
+  if (awaiting >= SIMULATED_AWAITING_MAX) {
+    throw new DomainError('VALIDATION_FAILED', {
+      message: `A simulated shop holds at most ${SIMULATED_AWAITING_MAX.toLocaleString('en-US')} orders awaiting their deposit; pay or cancel some first.`,
+      path: ['connectionId'],
+    });
+  }
+  const buyerName = r.buyerName.trim();
+  const amount = r.amount;
+  const order = await withFreshId(
+    () => simulatedOrderId(now),
+    (id) =>
+      deps.prisma.simulatedShopOrder.create({
+        data: {
+          id,
+          shopId: c.id,
+          buyerName,
+          amount,
+          status: 'AWAITING_DEPOSIT',
+          buyerEmail: (r.buyerEmail as string | null | undefined) ?? null,
+          orderedAt: now,
+          payBy: hours === null ? null : new Date(now.getTime() + (hours as number) * 3600_000),
+        },
+      }),
+  );
   if (c.state === 'CONNECTED') {
     await deps.prisma.shopConnection.update({ where: { id: c.id }, data: { nextSyncAt: now } });
     deps.onShopSyncDue?.();

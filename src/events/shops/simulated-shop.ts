@@ -9,11 +9,13 @@
  * Rules: an order is AWAITING_DEPOSIT until a deposit confirmation makes it PAID (a repeated confirmation of a PAID
  * order succeeds and changes nothing; every call is counted in `confirmCalls`); a CANCELED order refuses confirmation
  * with ORDER_CANCELED; an order past its `payBy` is canceled by the shop (as Cafe24's auto-cancel does) when it is
- * next read.
+ * next read. A listing returns at most SIMULATED_AWAITING_MAX orders, the oldest first (as many as a simulated shop
+ * may hold awaiting their deposit).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
 import type { SqlAccess } from '../../domain/deps.ts';
+import { SIMULATED_AWAITING_MAX } from '../../domain/shops/simulated-orders.ts';
 import { ShopApiError, type AwaitingOrder, type ShopAdapter, type ShopOrderStatus, type ShopSession, type ShopTokens } from '../../domain/shops/shop-port.ts';
 
 const SHOP_ID_RE = /^[a-z0-9][a-z0-9-]{1,39}$/;
@@ -66,7 +68,7 @@ export function simulatedShop(sql: SqlAccess, clock: Clock): ShopAdapter {
     async listAwaitingOrders(session, since, until) {
       await autoCancel(session);
       const rows = await sql.query<SimOrderRow>(
-        `SELECT * FROM "SimulatedShopOrder" WHERE "shopId" = $1 AND status = 'AWAITING_DEPOSIT' AND "orderedAt" >= $2::timestamptz AND "orderedAt" <= $3::timestamptz ORDER BY "orderedAt", id`,
+        `SELECT * FROM "SimulatedShopOrder" WHERE "shopId" = $1 AND status = 'AWAITING_DEPOSIT' AND "orderedAt" >= $2::timestamptz AND "orderedAt" <= $3::timestamptz ORDER BY "orderedAt", id LIMIT ${SIMULATED_AWAITING_MAX}`,
         [session.connectionId, since.toISOString(), until.toISOString()],
       );
       return rows.map(

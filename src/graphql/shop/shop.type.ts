@@ -229,7 +229,12 @@ const ShopSyncPayload = builder.objectRef<{ connection: ShopConnection; result: 
     imported: t.int({ description: 'Orders that became invoices.', resolve: (p) => p.result.imported }),
     waiting: t.int({ description: 'Orders left WAITING (another unpaid invoice has their name and amount).', resolve: (p) => p.result.waiting }),
     refused: t.int({ description: 'Orders REFUSED.', resolve: (p) => p.result.refused }),
-    canceledInShop: t.int({ description: 'Orders found canceled in the shop (their unpaid invoices canceled).', resolve: (p) => p.result.canceledInShop }),
+    canceledInShop: t.int({ description: 'Orders found canceled, or missing twice in a row, in the shop (their unpaid invoices canceled).', resolve: (p) => p.result.canceledInShop }),
+    paidInShop: t.int({ description: 'Orders found marked paid in the shop itself (their unpaid invoices canceled, so no later transfer pays them).', resolve: (p) => p.result.paidInShop }),
+    paidOnImport: t.int({ description: 'Of imported: invoices paid at once by a deposit that had arrived before the order was imported.', resolve: (p) => p.result.paidOnImport }),
+    skipped: t.int({ description: 'Orders left alone: an order id the service cannot store, or an order changed meanwhile.', resolve: (p) => p.result.skipped }),
+    failed: t.int({ description: 'Orders an unexpected error stopped (tried again at the next sync).', resolve: (p) => p.result.failed }),
+    more: t.boolean({ description: 'More new orders wait than one sync imports (500): the next sync is due at once.', resolve: (p) => p.result.more }),
   }),
 });
 
