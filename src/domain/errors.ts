@@ -122,7 +122,7 @@ export const ERROR_TABLE = {
   SHOP_INSTALL_INVALID: r(400, 'BAD_REQUEST', 422, '260003', 'The install is unknown, expired or already completed: start it again.'),
   SHOP_NOT_CONNECTED: r(409, 'CONFLICT', 409, '260004', 'The shop connection is not connected (installing, needing re-authorization, or disconnected).'),
   SHOP_API_FAILED: r(502, 'SHOP_API_FAILED', 502, '260005', 'The shop platform refused the call or did not answer; retry later.'),
-  SHOP_ORDER_NOT_RETRYABLE: r(409, 'CONFLICT', 409, '260006', 'Only a shop order whose confirmation failed, and whose invoice is paid, can be confirmed again.'),
+  SHOP_ORDER_NOT_RETRYABLE: r(409, 'CONFLICT', 409, '260006', 'Only a shop order whose confirmation failed (or is under way), and whose invoice is paid, can be confirmed again.'),
   SHOP_NOT_SIMULATED: r(409, 'CONFLICT', 409, '260007', 'Orders can be simulated only in a simulated shop.'),
 
   // Requests

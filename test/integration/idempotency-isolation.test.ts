@@ -53,6 +53,8 @@ interface Fixtures {
   keys: Record<'toDelete' | 'toDisable', string>;
   app: { id: string; secret: string };
   eventId: string;
+  /** Simulated shops: one to sync, one to place orders in (and an order of it to cancel), one to disconnect; an install's state; a FAILED order of a paid invoice. */
+  shop: { syncOn: string; placeIn: string; cancelOrder: string; disconnect: string; installState: string; retryOrder: string };
 }
 
 const REDIRECT = 'https://idem-partner.example/callback';
@@ -131,6 +133,30 @@ async function setUp(): Promise<Fixtures> {
   const [rotate, update, disable, enable, del, redeliver] = await Promise.all(['idem-rotate', 'idem-update', 'idem-disable', 'idem-enable', 'idem-delete', 'idem-redeliver'].map(hook));
   const events = await gqlOk(`{ events(first: 1) { id } }`, {}, s);
 
+  // Simulated shops: connected through the approval page and the callback (in process).
+  const startInstall = async (shopId: string) => {
+    const r = await gqlOk(`mutation($i: StartShopInstallInput!) { startShopInstall(input: $i) { ... on ShopInstallPayload { authorizeUrl connection { id } } } }`, { i: { platform: 'SIMULATED', shopId } }, s);
+    return { id: r.startShopInstall.connection.id as string, authorizeUrl: r.startShopInstall.authorizeUrl as string };
+  };
+  const connectShop = async (shopId: string) => {
+    const started = await startInstall(shopId);
+    const approval = await t.app.fetch(new Request(new URL(started.authorizeUrl, t.url)));
+    expect((await t.app.fetch(new Request(new URL(approval.headers.get('location')!, t.url)))).status).toBe(200);
+    return started.id;
+  };
+  const [syncOn, placeIn, disconnect, retryShop] = await Promise.all(['idem-sync', 'idem-place', 'idem-disconnect', 'idem-retry'].map(connectShop));
+  const installState = new URL((await startInstall('idem-complete')).authorizeUrl, t.url).searchParams.get('state')!;
+  const placed = async (connectionId: string, buyerName: string, amount: number) =>
+    (await gqlOk(`mutation($i: SimulateShopOrderInput!) { simulateShopOrder(input: $i) { ... on SimulatedShopOrderPayload { order { id } } } }`, { i: { connectionId, buyerName, amount } }, s)).simulateShopOrder.order.id as string;
+  const cancelOrder = await placed(placeIn, 'IdemShopCancel', 46_000);
+  // A FAILED confirmation: the order canceled at the shop, then its invoice paid here before a sync noticed.
+  const retryNo = await placed(retryShop, 'IdemShopRetry', 46_100);
+  const shopOrders = (c: string) => gqlOk(`query($c: ID!) { shopConnection(id: $c) { orders { id orderId state invoice { id } } } }`, { c }, s);
+  const linked = (await until(() => shopOrders(retryShop), (r) => r.shopConnection.orders.some((o: { state: string }) => o.state === 'LINKED'))).shopConnection.orders[0];
+  await t.app.deps.prisma.simulatedShopOrder.update({ where: { id: retryNo }, data: { status: 'CANCELED' } });
+  expect((await c.request('POST', `/v1/invoices/${linked.invoice.id}/mark-as-paid`, { token: key })).status).toBe(200);
+  await until(() => shopOrders(retryShop), (r) => r.shopConnection.orders[0].state === 'FAILED');
+
   return {
     owner,
     tokens: {
@@ -152,6 +178,7 @@ async function setUp(): Promise<Fixtures> {
     keys: { toDelete: toDelete.id, toDisable: toDisable.id },
     app,
     eventId: events.events[0].id,
+    shop: { syncOn, placeIn, cancelOrder, disconnect, installState, retryOrder: linked.id },
   };
 }
 
@@ -239,6 +266,13 @@ const GQL_OPS: Op[] = [
   gql('unmatchTransaction', 'dashboard', 'session', `mutation($id: ID!) { unmatchTransaction(id: $id) { transaction { ${TRANSACTION} } } }`, (f) => ({ id: f.trx.unmatch })),
   gql('updateInvoice', 'write', 'fullKey', `mutation($id: ID!) { updateInvoice(id: $id, input: {amount: 44400}) { ${ERR} ... on InvoicePayload { invoice { ${INVOICE} } } } }`, (f) => ({ id: f.inv.updateG })),
   gql('updateWebhook', 'dashboard', 'session', `mutation($id: ID!) { updateWebhook(id: $id, url: "http://127.0.0.1:9/idem-moved") { ${ERR} ... on WebhookPayload { webhook { id url } } } }`, (f) => ({ id: f.hooks.update })),
+  gql('startShopInstall', 'dashboard', 'session', `mutation { startShopInstall(input: {platform: SIMULATED, shopId: "idem-new-shop"}) { ${ERR} ... on ShopInstallPayload { authorizeUrl connection { id shopId } } } }`),
+  gql('completeShopInstall', 'dashboard', 'session', `mutation($s: String!) { completeShopInstall(state: $s, code: "simulated-approval") { ${ERR} ... on ShopConnectionPayload { connection { id state } } } }`, (f) => ({ s: f.shop.installState })),
+  gql('disconnectShop', 'dashboard', 'session', `mutation($id: ID!) { disconnectShop(id: $id) { ${ERR} ... on ShopConnectionPayload { connection { id state } } } }`, (f) => ({ id: f.shop.disconnect })),
+  gql('syncShopOrders', 'write', 'fullKey', `mutation($c: ID!) { syncShopOrders(connectionId: $c) { ${ERR} ... on ShopSyncPayload { imported waiting refused connection { id } } } }`, (f) => ({ c: f.shop.syncOn })),
+  gql('simulateShopOrder', 'write', 'fullKey', `mutation($c: ID!) { simulateShopOrder(input: {connectionId: $c, buyerName: "IdemShopNew", amount: 46200}) { ${ERR} ... on SimulatedShopOrderPayload { order { status amount } } } }`, (f) => ({ c: f.shop.placeIn })),
+  gql('cancelSimulatedShopOrder', 'write', 'fullKey', `mutation($c: ID!, $o: String!) { cancelSimulatedShopOrder(connectionId: $c, orderId: $o) { ${ERR} ... on SimulatedShopOrderPayload { order { status } } } }`, (f) => ({ c: f.shop.placeIn, o: f.shop.cancelOrder })),
+  gql('retryShopOrderConfirmation', 'write', 'fullKey', `mutation($id: ID!) { retryShopOrderConfirmation(id: $id) { ${ERR} ... on ShopOrderPayload { shopOrder { id } } } }`, (f) => ({ id: f.shop.retryOrder })),
   gql('updateWorkspaceSettings', 'dashboard', 'session', `mutation { updateWorkspaceSettings(input: {paidEmailEnabled: true}) { ${ERR} ... on WorkspacePayload { workspace { id paidEmailEnabled } } } }`),
 ];
 
@@ -275,8 +309,10 @@ async function send(op: Op, credential: Credential, key: string | null): Promise
  * their prefix (an access token's id is oat_ too): they are found by the field that carries them.
  */
 const SECRET_RE = /(?:sk_live_|bnt_|sess_)[a-z0-9]{32,}|whsec_[A-Za-z0-9+/=]{32,}/g;
-const SECRET_FIELDS = new Set(['secret', 'signingSecret', 'clientSecret', 'notificationToken', 'verificationCode', 'token', 'access_token']);
-const ID_RE = /\b(ivc|trx|crt|bac|acc|whd|whm|apk|oat|oap|oas|oac|wsp|ses|evt|ivh|whp|eml|job|oag|lga)_[a-z0-9]{24}\b/g;
+const SECRET_FIELDS = new Set(['secret', 'signingSecret', 'clientSecret', 'notificationToken', 'verificationCode', 'token', 'access_token', 'authorizeUrl']);
+const ID_RE = /\b(ivc|trx|crt|bac|acc|whd|whm|apk|oat|oap|oas|oac|wsp|ses|evt|ivh|whp|eml|job|oag|lga|shc|sho)_[a-z0-9]{24}\b/g;
+/** A shop install's state nonce (in an authorizeUrl): a secret of the answer, new at each execution. */
+const INSTALL_STATE_RE = /state=[A-Za-z0-9_-]{43}/g;
 const TIME_RE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
 
 /** The secrets an answer carries: tokens, API keys, signing and client secrets, authorization codes, verification codes. */
@@ -297,6 +333,7 @@ function normalized(a: Answer): { status: number; body: unknown } {
     .replace(SECRET_RE, (s) => s.replace(/_[A-Za-z0-9+/=]+$/, '_*'))
     .replace(ID_RE, '$1_*')
     .replace(TIME_RE, '<time>')
+    .replace(INSTALL_STATE_RE, 'state=*')
     .replace(/"(number|verificationCode|\w*At)":("[^"]*"|\d+)/g, '"$1":"*"');
   return { status: a.status, body: JSON.parse(text) };
 }

@@ -628,7 +628,10 @@ export async function giveUpShopConfirmation(deps: Deps, shopOrderId: string, er
   await markConfirmationFailed(deps, shopOrderId, row?.confirmErrorCode ?? 'RETRIES_EXHAUSTED', row?.confirmErrorMessage ?? (error instanceof Error ? error.message : 'The shop could not be reached.'));
 }
 
-/** retryShopOrderConfirmation: a FAILED order of a paid invoice is confirmed again (CONFIRMING and a new job). */
+/**
+ * retryShopOrderConfirmation: a FAILED order of a paid invoice is confirmed again (CONFIRMING and a new job); one
+ * already CONFIRMING is returned as it is (retrying twice queues one confirmation).
+ */
 export async function retryShopOrderConfirmation(deps: Deps, principal: Principal | null, id: unknown): Promise<ShopOrder> {
   const p = requirePrincipal(principal);
   assertCanWrite(p);
@@ -637,7 +640,11 @@ export async function retryShopOrderConfirmation(deps: Deps, principal: Principa
     const now = deps.clock.now();
     const [invoice] = order.invoiceId ? await q<Invoice>(`SELECT * FROM "Invoice" WHERE id = $1 FOR NO KEY UPDATE`, [order.invoiceId]) : [];
     const [current] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 FOR UPDATE`, [order.id]);
-    if (!invoice || !current || current.state !== 'FAILED' || effectiveStatus(invoice, now) !== 'PAID') throw new DomainError('SHOP_ORDER_NOT_RETRYABLE');
+    if (!invoice || !current || (current.state !== 'FAILED' && current.state !== 'CONFIRMING') || effectiveStatus(invoice, now) !== 'PAID') {
+      throw new DomainError('SHOP_ORDER_NOT_RETRYABLE');
+    }
+    // Already being confirmed (a retry a moment ago, a payment): nothing more to queue; the same answer as that retry's.
+    if (current.state === 'CONFIRMING') return current;
     await queueShopConfirmation(q, invoice, now);
     const [after] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1`, [order.id]);
     return after!;

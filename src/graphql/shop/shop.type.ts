@@ -260,7 +260,7 @@ builder.mutationField('retryShopOrderConfirmation', (t) =>
   t.field({
     errors: domainErrors,
     type: ShopOrderPayload,
-    description: 'Tells the shop again that a FAILED order was paid (its invoice must be paid).',
+    description: 'Tells the shop again that a FAILED order was paid (its invoice must be paid); an order already CONFIRMING is returned as it is.',
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true, description: 'sho_ id.' }) },
     resolve: (_r, { id }, ctx) => retryShopOrderConfirmation(ctx.deps, ctx.principal, id),
