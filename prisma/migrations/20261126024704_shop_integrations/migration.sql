@@ -62,6 +62,7 @@ CREATE TABLE "ShopOrder" (
     "attention" TEXT,
     "attentionAt" TIMESTAMPTZ(3),
     "statusCheckedAt" TIMESTAMPTZ(3),
+    "missingChecks" INTEGER NOT NULL DEFAULT 0,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
