@@ -85,7 +85,7 @@ const invoices: Route[] = [
     operationId: 'v2UpdateInvoice',
     summary: 'Update a pending invoice',
     description:
-      'Only sent fields change; emits `invoice.updated`. Changing name, amount or receiving accounts re-runs the conflict check (220010 with `data.invoiceId` and `data.number`). `resendGuideEmail` needs a usable receiving account (220022) and an expiry (220023).',
+      'Only sent fields change; emits `invoice.updated`. Changing name, amount or receiving accounts re-runs the conflict check (220010 with `data.invoiceId` and `data.number`). `resendGuideEmail` needs a usable receiving account (220022) and an expiry (220023). An invoice imported from a shop order refuses a change of its amount, depositor name, receiving accounts or expiry (260011: change the order in the shop).',
     tag: 'v2 invoices',
     face: 'v2',
     write: true,
@@ -111,6 +111,7 @@ const invoices: Route[] = [
       'INVOICE_ALREADY_EXISTS',
       'GUIDE_EMAIL_NO_ACCOUNT',
       'GUIDE_EMAIL_NO_EXPIRY',
+      'SHOP_LINKED_INVOICE',
     ],
     operation: OPS.updateInvoice,
     // Parsed once (expiresAt from v2's Unix seconds to a Date) and passed on as GraphQL's UpdateInvoiceInput.

@@ -86,8 +86,8 @@ export const configSchema = z.object({
   /** Run background workers (outbox dispatch, webhooks, agency jobs) in this process. */
   WORKERS: bool.default(true),
   /**
-   * How long a claimed job is its claimer's: a job whose process died runs again after this. Longer than any job's
-   * worst case (a shop confirmation: a few shop calls of CAFE24_TIMEOUT_MS each, and a token refresh).
+   * How long a claimed job is its claimer's: a job whose process died runs again after this. A shop confirmation
+   * renews its lease while it runs (src/events/shops/shop-jobs.ts); the other jobs finish well within it.
    */
   JOB_LEASE_MS: intFrom(1000, 3_600_000).default(60_000),
 });

@@ -117,13 +117,15 @@ export const ERROR_TABLE = {
   SHOP_PLATFORM_NOT_CONFIGURED: r(409, 'CONFLICT', 409, '260001', 'This shop platform is not configured on this service (see the README, Shop integrations).'),
   INVALID_SHOP_ID: r(422, 'VALIDATION_FAILED', 422, '260002', 'The shop id is not one the platform could have (Cafe24 mall ids: 4-16 lower-case letters and digits).'),
   SHOP_INSTALL_DECLINED: r(400, 'BAD_REQUEST', 422, '260008', 'The shop install was not approved at the platform; start it again to connect the shop.'),
-  SHOP_CONNECTED_ELSEWHERE: r(409, 'CONFLICT', 409, '260009', 'This shop is connected to another workspace: disconnect it there first.'),
+  SHOP_CONNECTED_ELSEWHERE: r(409, 'CONFLICT', 409, '260009', 'This shop is connected to another workspace of this service; disconnect it there, or contact support.'),
+  SHOP_CONNECTION_LIMIT_REACHED: r(409, 'CONFLICT', 409, '260012', 'A workspace may have at most 10 simulated shops and 50 shops in all, connected or being installed; disconnect one first.'),
   SHOP_APPROVAL_WRONG_WORKSPACE: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '260010', 'This account is not a member of the workspace that started the install.'),
   SHOP_INSTALL_INVALID: r(400, 'BAD_REQUEST', 422, '260003', 'The install is unknown, expired or already completed: start it again.'),
   SHOP_NOT_CONNECTED: r(409, 'CONFLICT', 409, '260004', 'The shop connection is not connected (installing, needing re-authorization, or disconnected).'),
   SHOP_API_FAILED: r(502, 'SHOP_API_FAILED', 502, '260005', 'The shop platform refused the call or did not answer; retry later.'),
   SHOP_ORDER_NOT_RETRYABLE: r(409, 'CONFLICT', 409, '260006', 'Only a shop order whose confirmation failed (or is under way), and whose invoice is paid, can be confirmed again.'),
   SHOP_NOT_SIMULATED: r(409, 'CONFLICT', 409, '260007', 'Orders can be simulated only in a simulated shop.'),
+  SHOP_LINKED_INVOICE: r(409, 'CONFLICT', 409, '260011', "This invoice is a shop order's: change the order in the shop (the amount, the depositor name, the receiving accounts and the expiry follow the order)."),
 
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),

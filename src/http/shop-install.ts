@@ -4,9 +4,13 @@
  * - `GET /shops/{platform}/callback?code=…&state=…`: where the platform sends the merchant back after the approval.
  *   The state (single-use, 30 minutes) names the install; the code is exchanged at once. A simulated shop is then
  *   connected. A real shop waits for the merchant's confirmation in this same browser: the answer sets an approval
- *   cookie (HttpOnly, SameSite=Lax, path /shops, 10 minutes) and asks for the log-in of the workspace that started
- *   the install — so a shop owner tricked into approving someone else's install link cannot hand the shop over.
- * - `POST /shops/{platform}/approve` (form: email, password; the cookie): completes it.
+ *   cookie of this install (`shop_install_approval_<shc id>`: HttpOnly, SameSite=Lax, path /shops, 10 minutes;
+ *   Secure unless the page was reached over plain http on a loopback host) and asks for the log-in of the workspace
+ *   that started the install — so a shop owner tricked into approving someone else's install link cannot hand the
+ *   shop over. The page names the workspace (its name cleaned of control and bidi characters, at most 40 characters)
+ *   and its owner's e-mail, masked.
+ * - `POST /shops/{platform}/approve` (form: connection — the page's hidden field —, email, password; that install's
+ *   cookie): completes it, and clears that install's cookie only (other installs in the same browser keep theirs).
  * - `GET /shops/simulated/authorize`: the simulated shop's approval screen, which approves at once.
  *
  * Pages are small HTML documents (no script; CSP `default-src 'none'`), or JSON when the client asks for it.
@@ -23,7 +27,10 @@ import { readTextBody } from '../../rest-compat/shared/http.ts';
 
 const PLATFORM_BY_PATH: Record<string, ShopPlatform> = { cafe24: 'CAFE24', simulated: 'SIMULATED' };
 const PLATFORM_NAME: Record<ShopPlatform, string> = { CAFE24: 'Cafe24', SIMULATED: 'Simulated' };
-export const APPROVAL_COOKIE = 'shop_install_approval';
+/** The approval cookie of one install: one per connection, so installs in several tabs of a browser keep their own. */
+export const approvalCookieName = (connectionId: string) => `shop_install_approval_${connectionId}`;
+/** What a connection id may look like to name a cookie (the domain checks it is the approval's). */
+const CONNECTION_ID_RE = /^shc_[a-z0-9]{24}$/;
 const FORM_MAX_BYTES = 4096;
 
 function escapeHtml(s: string): string {
@@ -42,9 +49,27 @@ function page(status: number, title: string, body: string, headers: Record<strin
 
 const paragraph = (text: string) => `<p>${escapeHtml(text)}</p>`;
 
-function approvalCookie(request: Request, value: string, maxAgeSeconds: number): string {
-  const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
-  return `${APPROVAL_COOKIE}=${value}; Path=/shops; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * Whether the approval cookie gets `Secure`: always, except on a page reached over plain http on a loopback host
+ * (development: localhost, 127.x, ::1) with no proxy in front saying the browser came over https
+ * (`X-Forwarded-Proto: https` or `Forwarded: proto=https`). So behind a TLS-terminating proxy it is Secure whatever
+ * the proxy forwards, unless it rewrites the Host to a loopback address and says nothing of https.
+ */
+export function approvalCookieSecure(request: Request): boolean {
+  const url = new URL(request.url);
+  if (url.protocol === 'https:') return true;
+  const host = url.hostname.toLowerCase();
+  const loopback = LOOPBACK_HOSTS.has(host) || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host);
+  if (!loopback) return true;
+  const forwardedProto = (request.headers.get('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase();
+  return forwardedProto === 'https' || /(^|[;,\s])proto="?https"?($|[;,\s])/i.test(request.headers.get('forwarded') ?? '');
+}
+
+function approvalCookie(request: Request, connectionId: string, value: string, maxAgeSeconds: number): string {
+  const secure = approvalCookieSecure(request) ? '; Secure' : '';
+  return `${approvalCookieName(connectionId)}=${value}; Path=/shops; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 function cookieValue(request: Request, name: string): string | null {
@@ -82,17 +107,28 @@ export async function handleShopInstall(rc: RequestContext, deps: Deps): Promise
       const received = await receiveShopInstall(deps, { platform, state: url.searchParams.get('state'), code: url.searchParams.get('code') });
       if (!received.approval) return done(received.connection);
       const { approval, connection } = received;
-      const cookie = approvalCookie(rc.request, approval.nonce, Math.floor(APPROVAL_TTL_MS / 1000));
+      const cookie = approvalCookie(rc.request, connection.id, approval.nonce, Math.floor(APPROVAL_TTL_MS / 1000));
       if (wantsJson) {
         return json(
-          { approval: { connection: connectedSummary(connection), workspace: approval.workspaceName, approveUrl: `/shops/${m[1]}/approve`, expiresAt: approval.expiresAt.toISOString() } },
+          {
+            approval: {
+              connection: connectedSummary(connection),
+              workspace: approval.workspaceName,
+              workspaceOwner: approval.ownerEmail,
+              approveUrl: `/shops/${m[1]}/approve`,
+              expiresAt: approval.expiresAt.toISOString(),
+            },
+          },
           { 'set-cookie': cookie },
         );
       }
       const form =
-        paragraph(`${PLATFORM_NAME[platform]} approved connecting shop ${connection.shopId} to the workspace “${approval.workspaceName}”.`) +
-        paragraph('To finish, log in with an account of that workspace. If you did not start this install, close this page: nothing is connected.') +
-        `<form method="post" action="/shops/${escapeHtml(m[1]!)}/approve"><p><label>E-mail <input type="email" name="email" autocomplete="username" required></label></p>` +
+        paragraph(
+          `${PLATFORM_NAME[platform]} approved connecting shop ${connection.shopId} to the workspace “${approval.workspaceName}” (owner ${approval.ownerEmail}) of this service.`,
+        ) +
+        paragraph('To finish, log in with an account of that workspace. If you did not start this install, or do not know this workspace, close this page: nothing is connected.') +
+        `<form method="post" action="/shops/${escapeHtml(m[1]!)}/approve"><input type="hidden" name="connection" value="${escapeHtml(connection.id)}">` +
+        `<p><label>E-mail <input type="email" name="email" autocomplete="username" required></label></p>` +
         `<p><label>Password <input type="password" name="password" autocomplete="current-password" required></label></p><p><button type="submit">Connect the shop</button></p></form>`;
       return page(200, `Connect ${PLATFORM_NAME[platform]} shop ${connection.shopId}?`, form, { 'set-cookie': cookie });
     }
@@ -100,9 +136,17 @@ export async function handleShopInstall(rc: RequestContext, deps: Deps): Promise
     const text = (await readTextBody(rc.request, FORM_MAX_BYTES)) ?? '';
     const type = rc.request.headers.get('content-type') ?? '';
     const fields: Record<string, unknown> = type.includes('application/json') ? safeJson(text) : Object.fromEntries(new URLSearchParams(text));
-    const connection = await approveShopInstall(deps, { nonce: cookieValue(rc.request, APPROVAL_COOKIE), email: fields.email, password: fields.password });
-    if (connection.platform !== platform) throw new DomainError('SHOP_INSTALL_INVALID');
-    return done(connection, { 'set-cookie': approvalCookie(rc.request, '', 0) });
+    // The install the page showed (its hidden field), and that install's cookie: the domain checks they are one.
+    const connectionId = typeof fields.connection === 'string' && CONNECTION_ID_RE.test(fields.connection) ? fields.connection : null;
+    if (!connectionId) throw new DomainError('SHOP_INSTALL_INVALID');
+    const connection = await approveShopInstall(deps, {
+      platform,
+      connectionId,
+      nonce: cookieValue(rc.request, approvalCookieName(connectionId)),
+      email: fields.email,
+      password: fields.password,
+    });
+    return done(connection, { 'set-cookie': approvalCookie(rc.request, connection.id, '', 0) });
   } catch (e) {
     // The merchant's browser lands here: the domain's refusal, as JSON in the face's envelope or as a page.
     if (!(e instanceof DomainError)) throw e;

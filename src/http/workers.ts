@@ -9,6 +9,7 @@ import { foldPastExpiryDays } from '../domain/list-counts.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
 import { shopJobs } from '../events/shops/shop-jobs.ts';
 import { runDueShopSyncs } from '../domain/shops/shop-sync.ts';
+import { clearExpiredApprovals } from '../domain/shops/connections.ts';
 import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
 import { emailJob } from '../events/email/email-job.ts';
 import { createEventBus, type EventBus } from '../events/event-bus.ts';
@@ -63,7 +64,9 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const counterFold = new WorkerLoop('list-count-fold', async () => (await foldPastExpiryDays(deps.sql, clock.now()), false), 3_600_000, log);
   // Connected shops' orders imported on schedule, each shop leased to one instance per sync (src/domain/shops/shop-sync.ts).
   const shopSync = new WorkerLoop('shop-sync', () => runDueShopSyncs(deps), config.SHOP_SYNC_INTERVAL_MS, log);
-  const loops = [dispatcher, webhooks, jobs, counterFold, shopSync];
+  // Approvals of shop installs left unconfirmed: their pending tokens erased once they expire (connections.ts).
+  const approvalSweep = new WorkerLoop('shop-approval-sweep', async () => (await clearExpiredApprovals(deps), false), 60_000, log);
+  const loops = [dispatcher, webhooks, jobs, counterFold, shopSync, approvalSweep];
   return {
     bus,
     dispatcher,

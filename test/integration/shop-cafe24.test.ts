@@ -135,9 +135,10 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
     const opened = await openCallback(at.callback);
     answers.push(JSON.stringify(opened.body));
     expect(opened.status).toBe(200);
-    expect(opened.body.approval).toMatchObject({ workspace: expect.any(String), approveUrl: '/shops/cafe24/approve' });
-    expect(opened.cookie).toMatch(/^shop_install_approval=[A-Za-z0-9_-]{43}$/);
-    const done = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, creds);
+    expect(opened.body.approval).toMatchObject({ workspace: expect.any(String), workspaceOwner: expect.stringMatching(/^.{1,2}\*\*\*@/), approveUrl: '/shops/cafe24/approve' });
+    // The install's own cookie (named by its connection), kept by the browser for the approval form.
+    expect(opened.cookie).toMatch(new RegExp(`^shop_install_approval_${opened.body.approval.connection.id}=[A-Za-z0-9_-]{43}$`));
+    const done = await submitApproval(url, opened.body.approval, opened.cookie, creds);
     answers.push(JSON.stringify(done.body));
     return { ...done, ...at, opened };
   };
@@ -235,26 +236,41 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
   it("an install is completed only by the workspace that started it, and a mall is connected to one workspace", async () => {
     const stranger = await bootstrap(client);
     const asStranger = (q: string, v: Record<string, unknown>) => client.gql(q, v, stranger.sessionToken);
-    // The mall connected above cannot be connected by another workspace.
+    // Starting an install tells nothing of who else has the mall (no SHOP_CONNECTED_ELSEWHERE here: that would tell
+    // anyone whether a mall is a customer). The refusal comes at completion, where Cafe24's consent proved control of
+    // the mall (played here by the fake, which approves any browser), and it does not spend the approval.
     const taken = await asStranger(START, { i: { platform: 'CAFE24', shopId: MALL } });
-    expect(taken.startShopInstall).toMatchObject({ __typename: 'DomainError', code: 'SHOP_CONNECTED_ELSEWHERE' });
+    expect(taken.startShopInstall).toMatchObject({ __typename: 'ShopInstallPayload', connection: { state: 'INSTALLING', shopId: MALL } });
+    const takenAt = await openCallback((await authorizeAtCafe24(taken.startShopInstall.authorizeUrl)).callback);
+    answers.push(JSON.stringify(takenAt.body));
+    const elsewhere = await submitApproval(url, takenAt.body.approval, takenAt.cookie, stranger);
+    answers.push(JSON.stringify(elsewhere.body));
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.message).toBe('This shop is connected to another workspace of this service; disconnect it there, or contact support.');
+    const left = await app.db.sql.query<{ state: string; pending: boolean }>(`SELECT state, "approvalHash" IS NOT NULL AS pending FROM "ShopConnection" WHERE id = $1`, [
+      taken.startShopInstall.connection.id,
+    ]);
+    expect(left).toEqual([{ state: 'INSTALLING', pending: true }]);
     // The stranger starts an install of another mall and gets its owner (our merchant) to approve the genuine link.
     const started = await asStranger(START, { i: { platform: 'CAFE24', shopId: 'victimmall' } });
     const at = await authorizeAtCafe24(started.startShopInstall.authorizeUrl);
     const opened = await openCallback(at.callback);
     answers.push(JSON.stringify(opened.body));
-    // The page says which workspace the shop would go to, and asks for that workspace's log-in.
+    // The page says which workspace the shop would go to (and its owner's e-mail, masked), and asks for that
+    // workspace's log-in.
     expect(opened.body.approval.workspace).toBe((await client.gql(`{ viewer { workspace { name } } }`, {}, stranger.sessionToken)).viewer.workspace.name);
-    const wrong = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, m);
+    const [local, domain] = stranger.email.split('@') as [string, string];
+    expect(opened.body.approval.workspaceOwner).toBe(`${local.slice(0, 2)}***@${domain.split('.').slice(0, -1).join('.').slice(0, 2)}***.${domain.split('.').at(-1)}`);
+    const wrong = await submitApproval(url, opened.body.approval, opened.cookie, m);
     expect(wrong.status).toBe(403);
     expect(wrong.body.message).toContain('not a member of the workspace that started the install');
     // Without the cookie of the browser that came back, not even the stranger's own log-in completes it.
-    const noCookie = await submitApproval(url, opened.body.approval.approveUrl, null, stranger);
+    const noCookie = await submitApproval(url, opened.body.approval, null, stranger);
     expect(noCookie.status).toBe(400);
     const conn = await asStranger(`query($id: ID!) { shopConnection(id: $id) { state } }`, { id: started.startShopInstall.connection.id });
     expect(conn.shopConnection.state).toBe('INSTALLING');
     // A wrong password counts as a failed log-in, and answers like one.
-    const badPassword = await submitApproval(url, opened.body.approval.approveUrl, opened.cookie, { email: stranger.email, password: 'not-the-password' });
+    const badPassword = await submitApproval(url, opened.body.approval, opened.cookie, { email: stranger.email, password: 'not-the-password' });
     expect(badPassword.status).toBe(401);
   });
 
@@ -483,10 +499,10 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
   it('no secret in any answer, log line or database column; Cafe24 saw no request out of its documented shape', async () => {
     expect(fake.violations).toEqual([]);
     const secrets = [CLIENT_SECRET, Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64'), ...fake.issued.map((s) => s.value)];
-    // Three installs (codes: ours twice, the stranger's once, never approved here), and the tokens of their three
+    // Four installs (codes: ours twice, the stranger's twice, never approved here), and the tokens of their four
     // exchanges (the stranger's kept sealed, waiting for an approval that never came) and of the two refreshes.
-    expect(fake.issued.filter((s) => s.kind === 'code')).toHaveLength(3);
-    expect(fake.issued.filter((s) => s.kind === 'refresh_token')).toHaveLength(5);
+    expect(fake.issued.filter((s) => s.kind === 'code')).toHaveLength(4);
+    expect(fake.issued.filter((s) => s.kind === 'refresh_token')).toHaveLength(6);
     const answered = answers.join('\n');
     expect(answers.length).toBeGreaterThan(50);
     expect(secrets.filter((s) => answered.includes(s))).toEqual([]);

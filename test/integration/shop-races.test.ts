@@ -12,6 +12,11 @@
  * - A rotating, single-use refresh token needed by both instances at once: one refresh, both calls succeed, the
  *   connection stays CONNECTED.
  * - A payment and the sync's cancellation of the same order at the same moment: the payment wins, no deadlock.
+ * - A refresh that fails, awaited by several callers of one instance: one token request, its error for all of them.
+ * - A refresh that outlived its lease while another instance took over: its good tokens are kept, and the other's
+ *   refusal of the spent refresh token does not make the connection NEEDS_REAUTHORIZATION.
+ * - An instance whose clock is ahead: the refresh lease is the database's time, so it still waits for the lease.
+ * - A refresh answered after the connection was disconnected: no token is stored, the caller gets "not connected".
  */
 import { completeInstallInBrowser } from '../helpers/shop-install.ts';
 import { randomBytes } from 'node:crypto';
@@ -25,9 +30,11 @@ import { bootstrap, ServiceClient, type Bootstrapped } from '../../src/cli/clien
 import { loadConfig } from '../../src/config/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { ShopConnection } from '../../src/generated/prisma/client.ts';
-import { callShop } from '../../src/domain/shops/connections.ts';
+import { callShop, ShopNotConnected } from '../../src/domain/shops/connections.ts';
+import type { Deps } from '../../src/domain/deps.ts';
+import { ShopApiError } from '../../src/domain/shops/shop-port.ts';
 import { syncShopOrders } from '../../src/domain/shops/shop-orders.ts';
-import { runDueShopSyncs } from '../../src/domain/shops/shop-sync.ts';
+import { CLAIM_RACE_RETRY_MS, runDueShopSyncs } from '../../src/domain/shops/shop-sync.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { dbLabel, freshDatabase } from '../helpers/app.ts';
 import { startFakeCafe24, type FakeCafe24 } from '../helpers/fake-cafe24.ts';
@@ -40,6 +47,7 @@ const ORDERS_PATH = '/api/v2/admin/orders';
 const TOKEN_PATH = '/api/v2/oauth/token';
 
 const START = `mutation($i: StartShopInstallInput!) { startShopInstall(input: $i) { ... on ShopInstallPayload { authorizeUrl connection { id } } } }`;
+const DISCONNECT = `mutation($id: ID!) { disconnectShop(id: $id) { __typename ... on ShopConnectionPayload { connection { state } } ... on DomainError { code message } } }`;
 const SYNC = `mutation($c: ID!) { syncShopOrders(connectionId: $c) { __typename ... on ShopSyncPayload { imported waiting canceledInShop } ... on DomainError { code message } } }`;
 const CONNECTION = `query($c: ID!) { shopConnection(id: $c) { state lastSyncAt lastSyncError } }`;
 
@@ -112,14 +120,17 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
     const orderIds = addOrders('racemall', ['가', '나', '다', '라', '마', '바', '사', '아'].map((n) => `예약${n}`), 5_000);
     await sql(`UPDATE "ShopConnection" SET "nextSyncAt" = now() - interval '1 second' WHERE id = $1`, [id]);
     const listing = fake.hold({ method: 'GET', path: ORDERS_PATH, mallId: 'racemall' });
-    const runs = apps.map((a) => runDueShopSyncs(a.deps).then((next) => ({ next })));
+    const runs = apps.map((a, i) => runDueShopSyncs(a.deps).then((next) => ({ next, i })));
     await listing.whenArrived(1);
     // The instance that did not get the shop is done: it listed nothing, and comes back when the lease ends (10 min),
-    // not at once (its loop would otherwise run again and again while the other syncs).
+    // not at once (its loop would otherwise run again and again while the other syncs) — or, when it looked while the
+    // other's claim was still committing, in a second, and then finds the lease.
     const loser = await Promise.race(runs);
     expect(listing.arrived).toBe(1);
     expect(loser.next).toEqual(expect.any(Number));
-    expect(loser.next as number).toBeGreaterThan(9 * 60_000);
+    if ((loser.next as number) <= CLAIM_RACE_RETRY_MS) expect(await runDueShopSyncs(apps[loser.i]!.deps)).toBeGreaterThan(9 * 60_000);
+    else expect(loser.next as number).toBeGreaterThan(9 * 60_000);
+    expect(listing.arrived).toBe(1);
     listing.release();
     await Promise.all(runs);
     const rows = await imported(id);
@@ -277,5 +288,119 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
     expect(fake.requests.slice(mark).filter((q) => q.status === 401)).toEqual([]);
     expect((await connectionRow(id)).state).toBe('CONNECTED');
     expect(fake.violations).toEqual([]);
+  });
+  /**
+   * An instance's deps whose reads of the connection (each round of sessionFor) are counted when they come back, and
+   * whose clock may be another: a test knows when every caller has read the row (and so joined a refresh in flight, or
+   * gone round its wait once).
+   */
+  const counted = (deps: Deps, clock = deps.clock) => {
+    const reads = { n: 0 };
+    const shopConnection = deps.prisma.shopConnection;
+    const prisma = { shopConnection: { findUnique: (args: { where: { id: string } }) => shopConnection.findUnique(args).then((r) => ((reads.n += 1), r)) } };
+    return { deps: { ...deps, clock, prisma: prisma as unknown as Deps['prisma'] } as Deps, reads };
+  };
+  const tokenRequests = (mark: number) => fake.requests.slice(mark).filter((q) => q.path === TOKEN_PATH);
+  const expireAccessToken = (id: string) => sql(`UPDATE "ShopConnection" SET "accessTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [id]);
+
+  it("a failing refresh awaited by five callers of one instance: one token request, and all five get its error", async () => {
+    const id = await install('waitmall');
+    const c = await connectionRow(id);
+    await expireAccessToken(id);
+    const mark = fake.requests.length;
+    const held = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'waitmall' });
+    // One failure only: a caller that tried again on its own would succeed.
+    fake.failNext(1, { status: 500, method: 'POST', path: TOKEN_PATH });
+    const { deps, reads } = counted(apps[0]!.deps);
+    const calls = Array.from({ length: 5 }, () => callShop(deps, c, async () => 'ok'));
+    await held.whenArrived(1);
+    await until(() => reads.n, (n) => n >= 5);
+    held.release();
+    const results = await Promise.allSettled(calls);
+    expect(results.map((r) => r.status)).toEqual(Array(5).fill('rejected'));
+    const reasons = results.map((r) => (r as PromiseRejectedResult).reason);
+    expect(reasons[0]).toBeInstanceOf(ShopApiError);
+    expect(reasons[0]).toMatchObject({ retryable: true, status: 500 });
+    expect(reasons.every((e) => e === reasons[0])).toBe(true);
+    expect(tokenRequests(mark).map((q) => q.status)).toEqual([500]);
+    expect(await connectionRow(id)).toMatchObject({ state: 'CONNECTED', refreshLeaseUntil: null });
+    // The next call refreshes (once) and goes through.
+    expect(await callShop(apps[0]!.deps, c, async () => 'ok')).toBe('ok');
+    expect(tokenRequests(mark).map((q) => q.status)).toEqual([500, 200]);
+  });
+
+  it("a refresh that outlived its lease keeps its good tokens, and the other instance's refused refresh token does not ask for a new install", async () => {
+    const id = await install('leasemall');
+    const [orderId] = addOrders('leasemall', ['리스손님'], 9_500);
+    const c = await connectionRow(id);
+    const lookUp = (i: number) => callShop(apps[i]!.deps, c, (shop, session) => shop.orderStatuses(session, [orderId!]));
+    await expireAccessToken(id);
+    const mark = fake.requests.length;
+    const first = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'leasemall' });
+    const a = lookUp(0);
+    await first.whenArrived(1);
+    // Instance 0 stalls past its lease (a long pause, a slow database); instance 1 takes the lease over and spends the
+    // same refresh token. Its request is kept waiting until instance 0's answer is stored.
+    await sql(`UPDATE "ShopConnection" SET "refreshLeaseUntil" = now() - interval '1 second' WHERE id = $1`, [id]);
+    const second = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'leasemall' });
+    try {
+      const b = lookUp(1);
+      await first.whenArrived(2);
+      const spent = (await connectionRow(id)).refreshTokenSealed;
+      first.release();
+      // Instance 0's refresh (Cafe24 rotated the refresh token) is stored although the lease is instance 1's now.
+      const stored = await until(() => connectionRow(id), (r) => r.refreshTokenSealed !== spent, 5_000);
+      expect(stored.refreshTokenSealed).not.toBe(spent);
+      expect(Object.fromEntries(await a)).toEqual({ [orderId!]: 'AWAITING_DEPOSIT' });
+      // Instance 1's refresh token is refused (spent by instance 0): not a refused grant, so it uses the new tokens.
+      await second.whenArrived(1);
+      second.release();
+      expect(Object.fromEntries(await b)).toEqual({ [orderId!]: 'AWAITING_DEPOSIT' });
+    } finally {
+      second.release();
+    }
+    expect(tokenRequests(mark).map((q) => q.status)).toEqual([200, 400]);
+    const after = await connectionRow(id);
+    expect(after).toMatchObject({ state: 'CONNECTED', lastSyncError: null });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("an instance whose clock is a minute ahead still waits for another's refresh lease (the lease is the database's time)", async () => {
+    const id = await install('clockmall');
+    const c = await connectionRow(id);
+    await expireAccessToken(id);
+    const mark = fake.requests.length;
+    const held = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'clockmall' });
+    const a = callShop(apps[0]!.deps, c, async () => 'a');
+    await held.whenArrived(1);
+    const ahead = counted(apps[1]!.deps, { now: () => new Date(Date.now() + 60_000) });
+    const b = callShop(ahead.deps, c, async () => 'b');
+    // Round its wait at least twice: it found the lease taken, and did not take it over.
+    await until(() => ahead.reads.n, (n) => n >= 3);
+    expect(held.arrived).toBe(1);
+    held.release();
+    expect(await Promise.all([a, b])).toEqual(['a', 'b']);
+    expect(tokenRequests(mark).map((q) => q.status)).toEqual([200]);
+    expect((await connectionRow(id)).state).toBe('CONNECTED');
+  });
+
+  it('a refresh answered after the shop was disconnected stores nothing, and its caller is told the shop is not connected', async () => {
+    const id = await install('discomall');
+    const c = await connectionRow(id);
+    await expireAccessToken(id);
+    const held = fake.hold({ method: 'POST', path: TOKEN_PATH, mallId: 'discomall' });
+    const call = callShop(apps[0]!.deps, c, async () => 'called the shop').then(
+      (v) => v,
+      (e: unknown) => e,
+    );
+    await held.whenArrived(1);
+    expect((await gql(1, DISCONNECT, { id })).disconnectShop).toMatchObject({ __typename: 'ShopConnectionPayload', connection: { state: 'DISCONNECTED' } });
+    // The disconnect dropped the refresh's lease with the tokens.
+    expect(await connectionRow(id)).toMatchObject({ state: 'DISCONNECTED', accessTokenSealed: null, refreshTokenSealed: null, refreshLeaseUntil: null });
+    held.release();
+    const outcome = await call;
+    expect(outcome).toBeInstanceOf(ShopNotConnected);
+    expect(outcome).toMatchObject({ state: 'DISCONNECTED' });
+    expect(await connectionRow(id)).toMatchObject({ state: 'DISCONNECTED', accessTokenSealed: null, accessTokenExpiresAt: null, refreshTokenSealed: null, refreshLeaseUntil: null });
   });
 });

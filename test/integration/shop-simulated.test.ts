@@ -1,7 +1,8 @@
 /**
  * Shop integrations through the running service with the simulated shop: the install, an order becoming an invoice,
  * its payment confirming the order at the shop exactly once, conflicts, cancellations in the shop, the reserved
- * metadata prefixes, un-matching after confirmation, and mark-as-paid.
+ * metadata prefixes, un-matching after confirmation, mark-as-paid, and an imported invoice's amount, name, accounts and
+ * expiry refused on every face (SHOP_LINKED_INVOICE).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
@@ -224,9 +225,10 @@ describe(`shop integration with the simulated shop on ${dbLabel}`, () => {
     // The merchant marks the first paid in the shop's own admin; the second is deleted there.
     await t.app.deps.prisma.simulatedShopOrder.update({ where: { id: paid }, data: { status: 'PAID' } });
     await t.app.deps.prisma.simulatedShopOrder.delete({ where: { id: gone } });
-    // Paid in the shop: closed at once. Deleted there: marked at the first check, closed at the second.
+    // Paid in the shop: closed at once. Deleted there: counted at the first check, closed at the second.
     expect(await syncNow()).toMatchObject({ __typename: 'ShopSyncPayload', canceledInShop: 0 });
-    expect(await order(gone)).toMatchObject({ state: 'LINKED', reason: 'MISSING_AT_SHOP', invoice: { status: 'PENDING' } });
+    expect(await order(gone)).toMatchObject({ state: 'LINKED', reason: null, invoice: { status: 'PENDING' } });
+    expect((await t.app.deps.prisma.shopOrder.findFirstOrThrow({ where: { connectionId, orderId: gone } })).missingChecks).toBe(1);
     expect(await syncNow()).toMatchObject({ __typename: 'ShopSyncPayload', canceledInShop: 1 });
     expect(await order(paid)).toMatchObject({ state: 'PAID_IN_SHOP', invoice: { status: 'CANCELED' } });
     expect(await order(gone)).toMatchObject({ state: 'CANCELED_IN_SHOP', reason: 'NOT_FOUND', invoice: { status: 'CANCELED' } });
@@ -235,6 +237,48 @@ describe(`shop integration with the simulated shop on ${dbLabel}`, () => {
     // The buyer's transfer afterwards pays nothing.
     const late = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '유재석', amount: 17_000 });
     expect((await trx(late.body.transactionId)).matchedInvoiceId).toBeNull();
+  });
+
+  it("a shop order's invoice follows the order: its amount, depositor name, receiving accounts and expiry cannot be changed on any face (SHOP_LINKED_INVOICE); e-mail, phone and cash receipt can", async () => {
+    const orderId = await place('주문따름', 21_000);
+    const linked = await until(() => order(orderId), (o) => o?.state === 'LINKED');
+    const invoiceId = linked.invoice.id as string;
+    const message = "This invoice is a shop order's: change the order in the shop (the amount, the depositor name, the receiving accounts and the expiry follow the order).";
+    const patch = (body: unknown) => t.client.request('PATCH', `/v2/invoices/${invoiceId}`, { token: m.apiKey.secret, body });
+    const nowS = Math.floor(Date.now() / 1000);
+    for (const body of [
+      { amount: 1000 },
+      { customer: { name: '다른사람' } },
+      { bankAccountIds: [m.bankAccount.id] },
+      { expiresAt: null },
+      { expiresAt: nowS + 3 * 86_400 },
+      { extendDays: 1 },
+      { amount: 1000, customer: { email: 'buyer@example.com' } },
+    ]) {
+      expect(await patch(body), JSON.stringify(body)).toMatchObject({ status: 409, body: { code: '260011', data: null } });
+    }
+    const UPDATE = `mutation($id: ID!, $i: UpdateInvoiceInput!) { updateInvoice(id: $id, input: $i) { __typename ... on DomainError { code message } } }`;
+    for (const token of [m.sessionToken, m.apiKey.secret]) {
+      const g = await t.client.gql(UPDATE, { id: invoiceId, i: { amount: 1000, expiresAt: null } }, token);
+      expect(g.updateInvoice).toEqual({ __typename: 'DomainError', code: 'SHOP_LINKED_INVOICE', message });
+    }
+    const api = await fetch(`${t.url}/api/update-invoice`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${m.apiKey.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: invoiceId, input: { customer: { name: '다른사람' } } }),
+    });
+    expect(JSON.stringify(await api.json())).toContain('SHOP_LINKED_INVOICE');
+    // Nothing changed; the order still pays at its own amount, name and deadline.
+    const after = (await orders()).find((o) => o.orderId === orderId);
+    expect(after.invoice).toMatchObject({ amount: 21_000, customer: { name: '주문따름' }, expiresAt: linked.invoice.expiresAt });
+    // What the order does not decide stays editable; the order's own values sent again are no change.
+    const ok = await patch({ customer: { email: 'buyer@example.com', phoneNumber: '01012345678' }, cashReceipt: { type: 'PERSONAL', identifier: '01012345678' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ amount: 21_000, customer: { name: '주문따름', email: 'buyer@example.com', phoneNumber: '01012345678' } });
+    expect((await patch({ amount: 21_000, customer: { name: '주문따름' }, bankAccountIds: [] })).status).toBe(200);
+    // A merchant's own invoice is edited as before.
+    const own = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '직접청구' }, amount: 21_000 } });
+    expect((await t.client.request('PATCH', `/v2/invoices/${own.body.data.id}`, { token: m.apiKey.secret, body: { amount: 1000, extendDays: 1 } })).status).toBe(200);
   });
 
   it("an imported invoice expires 10 minutes before the shop's own deadline", async () => {

@@ -6,7 +6,7 @@
  *   each field checked, bad orders REFUSED or skipped, the rest imported, the sync a success;
  * - an unexpected error on one order (a database trigger) or on the whole sync: the other orders go on, and
  *   lastSyncError says so in general words only (the details in the log, at error);
- * - open orders paid or deleted in the shop: PAID_IN_SHOP / CANCELED_IN_SHOP (NOT_FOUND: a linked order missing at
+ * - open orders paid or deleted in the shop: PAID_IN_SHOP / CANCELED_IN_SHOP (NOT_FOUND: an open order missing at
  *   two checks in a row), their invoices canceled;
  * - status checks rotate through every open order (statusCheckedAt), not the 500 newest;
  * - new orders imported at most N per sync, the next sync due at once, already imported ones skipped in one read;
@@ -17,6 +17,12 @@
  * - a FAILED order un-matched back to LINKED loses its error;
  * - the simulated shop: at most 1,000 orders awaiting their deposit, its listing bounded, its ids drawn again on a
  *   collision.
+ *
+ * The second review's findings: a WAITING order missing once is not closed either (missingChecks, M2); a failing
+ * status search does not fail the sync (L8); a paid amount not the order's is not confirmed (M1); an un-match after a
+ * confirmation whose answer was lost asks the shop (L9); a deposit committed during its order's import is matched by
+ * the look-back after the commit (L10); a confirmation renews its job lease (L7); idle simulated shops are synced daily
+ * and their order cap holds under concurrency (L11); ShopOrder.invoice checks the credential's scope (L12).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,10 +36,12 @@ import { systemClock } from '../../src/domain/clock.ts';
 import type { Deps } from '../../src/domain/deps.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { encryptSecret } from '../../src/domain/secrets.ts';
-import { confirmShopOrder, SHOP_SYNC_LIMITS, storableOrder, syncShopOrders, syncWindowStart } from '../../src/domain/shops/shop-orders.ts';
+import type { Principal } from '../../src/domain/auth/principal.ts';
+import { confirmShopOrder, SHOP_SYNC_LIMITS, ShopConfirmationPending, shopOrderInvoice, storableOrder, syncShopOrders, syncWindowStart } from '../../src/domain/shops/shop-orders.ts';
 import { ShopApiError, type AwaitingOrder, type ShopAdapter, type ShopOrderStatus } from '../../src/domain/shops/shop-port.ts';
 import { runDueShopSyncs } from '../../src/domain/shops/shop-sync.ts';
 import { SIMULATED_AWAITING_MAX, withFreshId } from '../../src/domain/shops/simulated-orders.ts';
+import { shopJobs } from '../../src/events/shops/shop-jobs.ts';
 import { simulatedShop } from '../../src/events/shops/simulated-shop.ts';
 import type { ShopConnection, ShopOrder } from '../../src/generated/prisma/client.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
@@ -55,6 +63,15 @@ interface Script {
   hold?: Promise<void>;
   listedCalls: number;
   refuseConfirm?: boolean;
+  /** Ids orderStatuses leaves out of its answer (their state unknown: a search that failed or could not be made). */
+  omitted: Set<string>;
+  /** orderStatuses fails with this. */
+  statusError?: Error;
+  /** confirmDeposit fails with this. */
+  confirmError?: Error;
+  /** Holds each confirmDeposit until resolved. */
+  confirmHold?: Promise<void>;
+  confirmCalls: number;
 }
 
 /** A shop platform that answers what the test scripted, per connection. */
@@ -62,7 +79,7 @@ function scriptedShop() {
   const scripts = new Map<string, Script>();
   const script = (connectionId: string): Script => {
     let s = scripts.get(connectionId);
-    if (!s) scripts.set(connectionId, (s = { orders: [], statuses: new Map(), defaultStatus: 'AWAITING_DEPOSIT', asked: [], since: [], listedCalls: 0 }));
+    if (!s) scripts.set(connectionId, (s = { orders: [], statuses: new Map(), defaultStatus: 'AWAITING_DEPOSIT', asked: [], since: [], listedCalls: 0, omitted: new Set(), confirmCalls: 0 }));
     return s;
   };
   const adapter: ShopAdapter = {
@@ -86,10 +103,15 @@ function scriptedShop() {
     async orderStatuses(session, ids) {
       const s = script(session.connectionId);
       s.asked.push([...ids]);
-      return new Map(ids.map((id) => [id, s.statuses.get(id) ?? s.defaultStatus]));
+      if (s.statusError) throw s.statusError;
+      return new Map(ids.filter((id) => !s.omitted.has(id)).map((id) => [id, s.statuses.get(id) ?? s.defaultStatus]));
     },
     async confirmDeposit(session, orderId) {
-      if (script(session.connectionId).refuseConfirm) throw new ShopApiError('ORDER_CANCELED', `Order ${orderId} is canceled.`, { retryable: false, status: 422 });
+      const s = script(session.connectionId);
+      s.confirmCalls++;
+      await s.confirmHold;
+      if (s.confirmError) throw s.confirmError;
+      if (s.refuseConfirm) throw new ShopApiError('ORDER_CANCELED', `Order ${orderId} is canceled.`, { retryable: false, status: 422 });
     },
   };
   return { adapter, script };
@@ -293,14 +315,18 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
       ['M4-PAID', 'PAID'], ['M4-GONE', 'NOT_FOUND'], ['M4-CANCELED', 'CANCELED'], ['M4-W-PAID', 'PAID'], ['M4-W-GONE', 'NOT_FOUND'],
     ]);
     const second = await syncShopOrders(deps, await connection(id));
-    // A linked order missing once is only marked (one search that missed it must not cancel a payable invoice).
-    expect(second).toMatchObject({ paidInShop: 2, canceledInShop: 2, failed: 0, skipped: 0 });
+    // An open order missing once, linked or waiting alike, is only counted (one search that missed it must not close an
+    // order whose buyer is about to pay).
+    expect(second).toMatchObject({ paidInShop: 2, canceledInShop: 1, failed: 0, skipped: 0 });
     const once = await byOrderId(id);
-    expect([once.get('M4-GONE')!.state, once.get('M4-GONE')!.reason, once.get('M4-GONE')!.invoiceStatus]).toEqual(['LINKED', 'MISSING_AT_SHOP', 'PENDING']);
-    // Found again at the next check: the mark is cleared; missing twice in a row: closed.
+    expect(once.get('M4-GONE')).toMatchObject({ state: 'LINKED', reason: null, missingChecks: 1, invoiceStatus: 'PENDING' });
+    expect(once.get('M4-W-GONE')).toMatchObject({ state: 'WAITING', reason: once.get('M4-OPEN')!.invoiceId, missingChecks: 1 });
+    // Found again at the next check: the count is back to 0; missing twice in a row: closed.
     s.statuses.set('M4-GONE', 'AWAITING_DEPOSIT');
-    await syncShopOrders(deps, await connection(id));
-    expect((await byOrderId(id)).get('M4-GONE')!.reason).toBeNull();
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 1 });
+    const found = await byOrderId(id);
+    expect(found.get('M4-GONE')).toMatchObject({ state: 'LINKED', missingChecks: 0 });
+    expect(found.get('M4-W-GONE')).toMatchObject({ state: 'CANCELED_IN_SHOP', reason: 'NOT_FOUND' });
     s.statuses.set('M4-GONE', 'NOT_FOUND');
     expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 0 });
     expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 1, failed: 0 });
@@ -550,5 +576,241 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     let calls = 0;
     await expect(withFreshId(() => `SIMCAP-X${calls}`, async () => (calls++, Promise.reject(new Error('other'))))).rejects.toThrow('other');
     expect(calls).toBe(1);
+  });
+
+  // ───────────── second review (M1, M2, L7-L12) ─────────────
+
+  it('M2: a WAITING order is closed only when missing at two checks in a row, like a linked one; found in the listing or at a check resets the count; a state left unknown counts neither way', async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    const both = () => [order('M2-A', '이대기', 33_000, { orderedAt: new Date(Date.now() - 2 * MIN) }), order('M2-W', '이대기', 33_000, { orderedAt: new Date(Date.now() - MIN) })];
+    s.orders = both();
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ imported: 1, waiting: 1 });
+    const counts = async () => {
+      const rows = await byOrderId(id);
+      return ['M2-A', 'M2-W'].map((k) => [rows.get(k)!.state, rows.get(k)!.missingChecks]);
+    };
+    // One hiccup at the shop: the listing and the status search return nothing. Nothing is closed.
+    s.orders = [];
+    s.defaultStatus = 'NOT_FOUND';
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 0 });
+    expect(await counts()).toEqual([['LINKED', 1], ['WAITING', 1]]);
+    // A healthy sync: the waiting order is found by the listing, the linked one by its check.
+    s.orders = both();
+    s.defaultStatus = 'AWAITING_DEPOSIT';
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 0, waiting: 1 });
+    expect(await counts()).toEqual([['LINKED', 0], ['WAITING', 0]]);
+    expect((await byOrderId(id)).get('M2-W')!.reason).toBe((await byOrderId(id)).get('M2-A')!.invoiceId);
+    // Missing once; then the shop's answer leaves them out (a search that failed): unknown, the counts stay; missing again: closed.
+    s.orders = [];
+    s.defaultStatus = 'NOT_FOUND';
+    await syncShopOrders(deps, await connection(id));
+    s.omitted = new Set(['M2-A', 'M2-W']);
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 0 });
+    expect(await counts()).toEqual([['LINKED', 1], ['WAITING', 1]]);
+    s.omitted.clear();
+    expect(await syncShopOrders(deps, await connection(id))).toMatchObject({ canceledInShop: 2 });
+    const rows = await byOrderId(id);
+    expect([rows.get('M2-A'), rows.get('M2-W')].map((o) => [o!.state, o!.reason, o!.invoiceStatus, o!.cancelReason])).toEqual([
+      ['CANCELED_IN_SHOP', 'NOT_FOUND', 'CANCELED', 'Deleted in the shop.'],
+      ['CANCELED_IN_SHOP', 'NOT_FOUND', null, null],
+    ]);
+  });
+
+  it('L8: a failing status search does not fail the sync: its imports stand, lastSyncAt advances, the asked orders move to the back of the rotation, and lastSyncError notes it', async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    s.orders = [order('L8-1', '상태첫', 81_100)];
+    await makeDue(id);
+    await runDueShopSyncs(deps);
+    const first = await connection(id);
+    const [checked] = await orderRows(id);
+    expect(checked!.statusCheckedAt).toBeNull();
+    s.orders = [order('L8-2', '상태둘', 81_200)];
+    s.statusError = new ShopApiError('HTTP_503', 'Cafe24 answered GET /api/v2/admin/orders with HTTP 503.', { retryable: true, status: 503 });
+    await makeDue(id);
+    await runDueShopSyncs(deps);
+    const after = await connection(id);
+    expect(after).toMatchObject({ syncFailures: 0 });
+    expect(after.lastSyncAt!.getTime()).toBeGreaterThan(first.lastSyncAt!.getTime());
+    expect(after.nextSyncAt!.getTime()).toBeGreaterThan(Date.now() + 30 * MIN);
+    expect(after.lastSyncError).toBe(
+      "The shop's order states could not be read (HTTP_503: Cafe24 answered GET /api/v2/admin/orders with HTTP 503.); the open orders asked about are asked again at later syncs.",
+    );
+    const rows = await byOrderId(id);
+    expect(rows.get('L8-2')).toMatchObject({ state: 'LINKED', invoiceStatus: 'PENDING' });
+    expect(rows.get('L8-1')!.statusCheckedAt).not.toBeNull();
+    expect(s.asked.at(-1)).toEqual(['L8-1']);
+    expect(logLines.find((l) => l.msg === 'shop order status check failed' && l.shopConnection === id)).toMatchObject({ level: 40, code: 'HTTP_503' });
+    // The next sync without the failure: no note.
+    s.statusError = undefined;
+    await makeDue(id);
+    await runDueShopSyncs(deps);
+    expect((await connection(id)).lastSyncError).toBeNull();
+  });
+
+  it("M1: a paid invoice whose amount is not its order's (changed before such edits were refused): FAILED AMOUNT_MISMATCH with attention and the event; the shop is not told", async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    s.orders = [order('AM-1', '금액다름', 50_000)];
+    await syncShopOrders(deps, await connection(id));
+    const [linked] = await orderRows(id);
+    await sql(`UPDATE "Invoice" SET amount = 1000 WHERE id = $1`, [linked!.invoiceId]);
+    const dep = await client.deposit(m.bankAccount.notificationToken, { depositorName: '금액다름', amount: 1000 });
+    expect(dep.status).toBe(201);
+    expect((await orderRows(id))[0]).toMatchObject({ state: 'CONFIRMING', invoiceStatus: 'PAID' });
+    await confirmShopOrder(deps, linked!.id);
+    expect(s.confirmCalls).toBe(0);
+    const [failed] = await orderRows(id);
+    expect(failed).toMatchObject({ state: 'FAILED', confirmErrorCode: 'AMOUNT_MISMATCH', attention: 'AMOUNT_MISMATCH', confirmAttempts: 0 });
+    expect(failed!.confirmErrorMessage).toBe('The invoice was paid 1,000 won but the shop order is for 50,000 won: the shop was not told. Look at the order in the shop.');
+    expect(failed!.attentionAt).not.toBeNull();
+    const events = await sql<{ type: string; data: { shopOrder: { state: string; attention: string; error: { code: string } } } }>(
+      `SELECT type, data FROM "Event" WHERE "invoiceId" = $1 AND type LIKE 'shop_order.%'`,
+      [linked!.invoiceId],
+    );
+    expect(events.map((e) => [e.type, e.data.shopOrder.state, e.data.shopOrder.attention, e.data.shopOrder.error.code])).toEqual([
+      ['shop_order.confirmation_failed', 'FAILED', 'AMOUNT_MISMATCH', 'AMOUNT_MISMATCH'],
+    ]);
+  });
+
+  it("L9: the invoice un-matched after a confirmation that may have reached the shop: the shop is asked — paid there: CONFIRMED with attention and its events; not paid there, or never called: LINKED", async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    s.orders = [order('L9-TOLD', '알림유실', 91_100), order('L9-NOT', '미전달', 91_200), order('L9-ZERO', '미시도', 91_300)];
+    await syncShopOrders(deps, await connection(id));
+    const deposits = [];
+    for (const [name, amount] of [['알림유실', 91_100], ['미전달', 91_200], ['미시도', 91_300]] as const) {
+      deposits.push((await client.deposit(m.bankAccount.notificationToken, { depositorName: name, amount })).body.transactionId as string);
+    }
+    const rows = await byOrderId(id);
+    const [told, not, zero] = ['L9-TOLD', 'L9-NOT', 'L9-ZERO'].map((k) => rows.get(k)!);
+    expect([told, not, zero].map((o) => o.state)).toEqual(['CONFIRMING', 'CONFIRMING', 'CONFIRMING']);
+    // The shop call's answer is lost (it may or may not have been applied): retried later.
+    s.confirmError = new ShopApiError('TIMEOUT', 'Cafe24 did not answer PUT /api/v2/admin/payments within 10000 ms.', { retryable: true });
+    for (const o of [told, not]) await expect(confirmShopOrder(deps, o!.id)).rejects.toBeInstanceOf(ShopConfirmationPending);
+    s.confirmError = undefined;
+    // Meanwhile the merchant un-matches all three deposits.
+    for (const trx of deposits) expect((await gql(`mutation($id: ID!) { unmatchTransaction(id: $id) { __typename } }`, { id: trx })).unmatchTransaction.__typename).not.toBe('DomainError');
+    expect([...(await byOrderId(id)).values()].filter((o) => o.orderId.startsWith('L9-')).map((o) => o.attention)).toEqual(['PAYMENT_WITHDRAWN', 'PAYMENT_WITHDRAWN', 'PAYMENT_WITHDRAWN']);
+    s.statuses.set('L9-TOLD', 'PAID');
+    const asked = s.asked.length;
+    for (const o of [told, not, zero]) await confirmShopOrder(deps, o!.id);
+    // Only the orders the shop may have been told about are asked about.
+    expect(s.asked.slice(asked)).toEqual([['L9-TOLD'], ['L9-NOT']]);
+    expect(s.confirmCalls).toBe(2);
+    const after = await byOrderId(id);
+    expect(after.get('L9-TOLD')).toMatchObject({ state: 'CONFIRMED', attention: 'PAYMENT_WITHDRAWN', invoiceStatus: 'PENDING', confirmErrorCode: null });
+    expect(after.get('L9-TOLD')!.confirmedAt).not.toBeNull();
+    expect(after.get('L9-NOT')).toMatchObject({ state: 'LINKED', attention: null, invoiceStatus: 'PENDING', confirmErrorCode: null });
+    expect(after.get('L9-ZERO')).toMatchObject({ state: 'LINKED', attention: null, invoiceStatus: 'PENDING' });
+    const events = await sql<{ type: string }>(`SELECT type FROM "Event" WHERE "invoiceId" = $1 AND type LIKE 'shop_order.%' ORDER BY sequence`, [told!.invoiceId]);
+    expect(events.map((e) => e.type)).toEqual(['shop_order.confirmed', 'shop_order.attention_needed']);
+    const history = await sql<{ type: string }>(`SELECT type FROM "InvoiceHistoryEntry" WHERE "invoiceId" = $1 AND type LIKE 'shop_order%'`, [told!.invoiceId]);
+    expect(history.map((h) => h.type).sort()).toEqual(['shop_order_confirmation_requested', 'shop_order_confirmed', 'shop_order_needs_attention']);
+    expect(await sql(`SELECT 1 FROM "Event" WHERE "invoiceId" = ANY($1::text[]) AND type LIKE 'shop_order.%'`, [[not!.invoiceId, zero!.invoiceId]])).toEqual([]);
+  });
+
+  it("L10: a deposit committed while its order was being imported (after the import's own look-back read) pays the new invoice at once, by a second look-back after the commit", async () => {
+    const id = await connect();
+    shop.script(id).orders = [order('L10-1', '동시입금', 101_100)];
+    let posted: { status: number; body: { transactionId: string } } | null = null;
+    // The deposit arrives in the import transaction's last moment: its own matching does not see the uncommitted invoice,
+    // and it commits after the import's look-back read the deposits.
+    const racing: Deps = {
+      ...deps,
+      sql: {
+        query: (t, p, o) => deps.sql.query(t, p, o),
+        transaction: (fn) =>
+          deps.sql.transaction(async (tx) => {
+            const out = await fn(tx);
+            if (out === 'IMPORTED' && !posted) posted = await client.deposit(m.bankAccount.notificationToken, { depositorName: '동시입금', amount: 101_100 });
+            return out;
+          }),
+      },
+    };
+    const result = await syncShopOrders(racing, await connection(id));
+    expect(posted!.status).toBe(201);
+    expect(result).toMatchObject({ imported: 1, paidOnImport: 1 });
+    const [o] = await orderRows(id);
+    expect(o).toMatchObject({ state: 'CONFIRMING', invoiceStatus: 'PAID' });
+    const [trx] = await sql<{ matchedInvoiceId: string | null }>(`SELECT "matchedInvoiceId" FROM "Transaction" WHERE id = $1`, [posted!.body.transactionId]);
+    expect(trx!.matchedInvoiceId).toBe(o!.invoiceId);
+  });
+
+  it('L7: a confirmation that outlasts its job lease keeps the job: the lease is renewed while the shop is called, so no other instance claims it', async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    s.orders = [order('L7-1', '오래확인', 71_100)];
+    await syncShopOrders(deps, await connection(id));
+    await client.deposit(m.bankAccount.notificationToken, { depositorName: '오래확인', amount: 71_100 });
+    const [o] = await orderRows(id);
+    expect(o!.state).toBe('CONFIRMING');
+    const [{ id: jobId }] = (await sql<{ id: string }>(`SELECT id FROM "Job" WHERE kind = 'shop.confirm' AND payload->>'shopOrderId' = $1`, [o!.id])) as [{ id: string }];
+    // Claimed as the job runner claims it, with a 2-second lease.
+    const job = await deps.prisma.job.update({ where: { id: jobId }, data: { lockedUntil: new Date(Date.now() + 2000), attempts: { increment: 1 } } });
+    let release!: () => void;
+    s.confirmHold = new Promise<void>((r) => (release = r));
+    const running = shopJobs(deps)['shop.confirm']!.run({ shopOrderId: o!.id }, job);
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      // What another instance's claim selects: nothing, the lease was renewed.
+      const claimable = await sql(`SELECT id FROM "Job" WHERE id = $1 AND status = 'PENDING' AND ("lockedUntil" IS NULL OR "lockedUntil" < now())`, [jobId]);
+      expect(claimable).toEqual([]);
+    } finally {
+      release();
+      await running;
+      s.confirmHold = undefined;
+    }
+    expect(s.confirmCalls).toBe(1);
+    expect((await orderRows(id))[0]).toMatchObject({ state: 'CONFIRMED', confirmAttempts: 1 });
+    // Nothing renews the lease after the run.
+    const ended = (await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).lockedUntil;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).lockedUntil).toEqual(ended);
+  });
+
+  it('L11: an idle simulated shop is synced again only when made due or after a day (one with WAITING orders at the interval); its 1,000-order cap holds under concurrent requests', async () => {
+    const SYNC_NOW = `mutation($c: ID!) { syncShopOrders(connectionId: $c) { __typename ... on ShopSyncPayload { imported waiting connection { nextSyncAt } } ... on DomainError { code message } } }`;
+    const SIMULATE = `mutation($i: SimulateShopOrderInput!) { simulateShopOrder(input: $i) { __typename ... on SimulatedShopOrderPayload { order { id } } ... on DomainError { code message } } }`;
+    const id = await connect({ platform: 'SIMULATED' });
+    const idle = await gql(SYNC_NOW, { c: id });
+    expect(Date.parse(idle.syncShopOrders.connection.nextSyncAt)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    // Placing an order makes it due at once.
+    for (const name of ['심심한', '심심한']) expect((await gql(SIMULATE, { i: { connectionId: id, buyerName: name, amount: 4_200 } })).simulateShopOrder.__typename).toBe('SimulatedShopOrderPayload');
+    expect((await connection(id)).nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    // A WAITING order is imported at a scheduled sync (its conflicting invoice canceled or expired): the interval.
+    const waiting = await gql(SYNC_NOW, { c: id });
+    expect(waiting.syncShopOrders).toMatchObject({ imported: 1, waiting: 1 });
+    const next = Date.parse(waiting.syncShopOrders.connection.nextSyncAt);
+    expect(next).toBeGreaterThan(Date.now() + 30 * MIN);
+    expect(next).toBeLessThan(Date.now() + 2 * 3600_000);
+
+    const full = await connect({ platform: 'SIMULATED' });
+    await sql(
+      `INSERT INTO "SimulatedShopOrder" (id, "shopId", "buyerName", amount, status, "orderedAt")
+       SELECT 'SIMRACE-' || lpad(g::text, 5, '0'), $1, '손님', 1000, 'AWAITING_DEPOSIT', now() - (g || ' seconds')::interval FROM generate_series(1, ${SIMULATED_AWAITING_MAX - 1}) g`,
+      [full],
+    );
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => gql(SIMULATE, { i: { connectionId: full, buyerName: `동시${i}`, amount: 1000 } })));
+    expect(results.map((r) => r.simulateShopOrder.__typename).sort()).toEqual([...Array(7).fill('DomainError'), 'SimulatedShopOrderPayload']);
+    const [{ n }] = (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "SimulatedShopOrder" WHERE "shopId" = $1 AND status = 'AWAITING_DEPOSIT'`, [full])) as [{ n: number }];
+    expect(n).toBe(SIMULATED_AWAITING_MAX);
+  });
+
+  it('L12: ShopOrder.invoice shows the invoice only to a principal whose scope covers it (defence in depth: no entry point gives a limited key a shop order)', async () => {
+    const id = await connect();
+    shop.script(id).orders = [order('L12-1', '범위확인', 121_000)];
+    await syncShopOrders(deps, await connection(id));
+    const [o] = await orderRows(id);
+    const whole: Principal = {
+      kind: 'API_KEY', workspaceId: m.workspaceId, workspaceOwnerId: 'acc_x', accountId: null, apiKeyId: 'key_x', oauthAppId: null, credentialId: 'key_x', name: 'k', readOnly: false, bankAccountIds: null,
+    };
+    expect((await shopOrderInvoice(deps.prisma, whole, {}, o!.invoiceId))?.id).toBe(o!.invoiceId);
+    // The connection's invoices are on all accounts (bankAccountIds []): outside any account-limited key's scope.
+    expect(await shopOrderInvoice(deps.prisma, { ...whole, bankAccountIds: [m.bankAccount.id] }, {}, o!.invoiceId)).toBeNull();
+    expect(await shopOrderInvoice(deps.prisma, { ...whole, workspaceId: 'wsp_other' }, {}, o!.invoiceId)).toBeNull();
+    expect(await shopOrderInvoice(deps.prisma, null, {}, o!.invoiceId)).toBeNull();
+    expect(await shopOrderInvoice(deps.prisma, whole, {}, null)).toBeNull();
   });
 });

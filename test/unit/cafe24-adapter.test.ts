@@ -263,7 +263,7 @@ describe('orders', () => {
     expect(fake.violations).toEqual([]);
   });
 
-  it('orderStatuses: paid, canceled, awaiting, unknown and malformed ids, in one batched lookup per 100 ids', async () => {
+  it('orderStatuses: paid, canceled, awaiting and unknown ids, in one batched lookup per 100 ids; a malformed id is not searched and left out (unknown)', async () => {
     const shop = adapter();
     const { session } = await install(shop, 'statmall1');
     const awaiting = fake.addOrder({ mallId: 'statmall1', amount: 1000, buyerName: 'a' });
@@ -282,7 +282,6 @@ describe('orders', () => {
         [canceled.orderId, 'CANCELED'],
         [unknown, 'NOT_FOUND'],
         [foreign.orderId, 'NOT_FOUND'],
-        ['not-an-id', 'NOT_FOUND'],
       ]),
     );
     const calls = apiCalls('statmall1', '/api/v2/admin/orders').slice(before);
@@ -295,6 +294,42 @@ describe('orders', () => {
     expect([...lots.values()].every((s) => s === 'NOT_FOUND')).toBe(true);
     expect(apiCalls('statmall1', '/api/v2/admin/orders').slice(before2).map((c) => c.query.order_id.split(',').length)).toEqual([100, 50]);
     expect(fake.violations).toEqual([]);
+  });
+
+  it('orderStatuses: a batch whose search fails leaves its ids out (unknown, never NOT_FOUND) and the other batches answer; when every batch fails, the error is thrown', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'statmall2');
+    const awaiting = fake.addOrder({ mallId: 'statmall2', amount: 1000, buyerName: 'a' });
+    const day = awaiting.orderId.slice(0, 8);
+    // Sorted by id: the first batch is 100 ids of a day long ago, the second the real order and 49 more of its day.
+    const many = [...Array.from({ length: 100 }, (_, i) => `20250101-${String(9_000_000 + i)}`), awaiting.orderId, ...Array.from({ length: 49 }, (_, i) => `${day}-${String(9_000_000 + i)}`)];
+    fake.failNext(1, { status: 500, path: '/api/v2/admin/orders' });
+    const partial = await shop.orderStatuses(session, many);
+    expect(partial.size).toBe(50);
+    expect(partial.get(awaiting.orderId)).toBe('AWAITING_DEPOSIT');
+    expect(many.slice(0, 100).some((id) => partial.has(id))).toBe(false);
+    expect(many.slice(101).every((id) => partial.get(id) === 'NOT_FOUND')).toBe(true);
+    // One batch, failing: the error (the sync notes it; the orders' states stay unknown).
+    fake.failNext(1, { status: 503, path: '/api/v2/admin/orders' });
+    const e = await shopError(shop.orderStatuses(session, [awaiting.orderId]));
+    expect(e).toMatchObject({ code: 'HTTP_503', retryable: true });
+    // An expired token is not a failed batch: thrown for the caller's refresh.
+    fake.failNext(1, { status: 401, path: '/api/v2/admin/orders' });
+    const e2 = await shopError(shop.orderStatuses(session, many));
+    expect(e2).toMatchObject({ authExpired: true });
+    // Nothing searchable: nothing asked, nothing known.
+    const before = apiCalls('statmall2', '/api/v2/admin/orders').length;
+    expect(await shop.orderStatuses(session, ['not-an-id', 'P-1'])).toEqual(new Map());
+    expect(apiCalls('statmall2', '/api/v2/admin/orders').length).toBe(before);
+  });
+
+  it('the listing leaves out an order whose id is not a Cafe24 order id (its state could never be read)', async () => {
+    const shop = adapter();
+    const { session } = await install(shop, 'oddmall01');
+    const good = fake.addOrder({ mallId: 'oddmall01', amount: 1000, buyerName: 'a', orderDate: minutesAgo(3) });
+    fake.addOrder({ mallId: 'oddmall01', orderId: 'ODD-ORDER-1', amount: 1000, buyerName: 'b', orderDate: minutesAgo(2) });
+    const listed = await shop.listAwaitingOrders(session, minutesAgo(10), new Date());
+    expect(listed.map((o) => o.orderId)).toEqual([good.orderId]);
   });
 });
 

@@ -26,6 +26,7 @@ import {
 } from './invoice-input.ts';
 import { applyInvoiceTransition, assertTransitionAllowed } from './invoice-state.ts';
 import { invoiceNameColumns } from '../deposits/depositor-name.ts';
+import { isShopLinked } from '../shops/reserved-metadata.ts';
 import { addHistory, findConflictingInvoice, invoiceEvent, loadInvoiceFor } from './invoices.ts';
 import { queueGuideEmail, usableReceivingAccounts } from './guide-email.ts';
 
@@ -117,7 +118,28 @@ export function newExpiry(current: Date | null, c: InvoiceChanges, now: Date): D
   return c.expiresAt;
 }
 
-/** updateInvoice (PATCH /v2/invoices/{id}). */
+/**
+ * The fields of `c` that would change what a shop order decides (README, Shop integrations: "Orders become invoices"):
+ * the amount, the depositor name, the receiving accounts and the expiry (expiresAt, extendDays). A value sent equal to
+ * the invoice's own is no change (a form that sends every field back); extendDays always is one.
+ */
+export function shopDecidedChanges(invoice: Pick<Invoice, 'amount' | 'customerName' | 'bankAccountIds' | 'expiresAt'>, c: InvoiceChanges): string[] {
+  const sameIds = (a: readonly string[], b: readonly string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+  const fields: string[] = [];
+  if (c.amount !== undefined && c.amount !== invoice.amount) fields.push('amount');
+  if (c.customer?.name !== undefined && c.customer.name !== invoice.customerName) fields.push('customer.name');
+  if (c.bankAccountIds !== undefined && !sameIds(c.bankAccountIds, invoice.bankAccountIds)) fields.push('bankAccountIds');
+  if (c.expiresAt !== undefined && (c.expiresAt?.getTime() ?? null) !== (invoice.expiresAt?.getTime() ?? null)) fields.push('expiresAt');
+  if (c.extendDays !== undefined) fields.push('extendDays');
+  return fields;
+}
+
+/**
+ * updateInvoice (PATCH /v2/invoices/{id}). An invoice imported from a shop order (isShopLinked) follows its order: a
+ * change of its amount, depositor name, receiving accounts or expiry is SHOP_LINKED_INVOICE (the shop still has the
+ * order as it was: a smaller transfer would confirm the whole order, a later expiry would outlive the shop's own
+ * deadline); its e-mail, phone and cash receipt stay editable.
+ */
 export async function updateInvoice(deps: Deps, principal: Principal | null, id: unknown, raw: unknown): Promise<Invoice> {
   const p = requirePrincipal(principal);
   assertCanWrite(p);
@@ -131,6 +153,10 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
     const invoice = await loadInvoiceFor(tx, p, id);
     const now = deps.clock.now();
     assertTransitionAllowed('UPDATE', invoice, now);
+    if (isShopLinked(invoice.metadata)) {
+      const refused = shopDecidedChanges(invoice, changes);
+      if (refused.length > 0) throw new DomainError('SHOP_LINKED_INVOICE', { path: refused[0]!.split('.'), data: { fields: refused } });
+    }
     const expiresAt = newExpiry(invoice.expiresAt, changes, now);
     const next = {
       customerName: changes.customer?.name ?? invoice.customerName,

@@ -2,13 +2,15 @@
  * A shop order's life here (README, "Shop integrations"; the states are ShopOrderState in the schema):
  *
  *   import ─┬─ LINKED ──(invoice paid)──> CONFIRMING ──(shop said yes)──> CONFIRMED
- *           │     │                          │  ^                             │ (invoice un-matched: attention)
+ *           │     │   ^                      │  ^  │                          │ (invoice un-matched: attention)
+ *           │     │   │                      │  │  └─(un-matched; the shop has it paid: attention)──┘
+ *           │     │   └──(un-matched; not told, or not paid at the shop)
  *           │     │                          │  └──(paid again / retried)── FAILED
- *           │     │                          └──(shop said no / retries ran out)──┘
- *           │     ├──(canceled or deleted in the shop, invoice unpaid)──> CANCELED_IN_SHOP
+ *           │     │                          └──(shop said no / retries ran out / amount not the order's)──┘
+ *           │     ├──(canceled, or missing at two checks in a row, in the shop; invoice unpaid)──> CANCELED_IN_SHOP
  *           │     └──(paid in the shop itself, invoice unpaid)──> PAID_IN_SHOP (the invoice canceled)
  *           ├─ WAITING (another unpaid invoice has the same name and amount) ──(next sync, no conflict)──> LINKED
- *           │     ├──(canceled or deleted in the shop)──> CANCELED_IN_SHOP
+ *           │     ├──(canceled, or missing at two checks in a row, in the shop)──> CANCELED_IN_SHOP
  *           │     └──(paid in the shop)──> PAID_IN_SHOP
  *           └─ REFUSED (its data cannot make an invoice: the name, the amount, a date, a deadline too close)
  *
@@ -21,14 +23,14 @@
  * shop call is idempotent), with retries and backoff. Canceling the invoice leaves the shop's order alone (spec: v2
  * cancel).
  */
-import type { BankAccount, Invoice, ShopConnection, ShopOrder, Transaction } from '../../generated/prisma/client.ts';
+import type { BankAccount, Invoice, PrismaClient, ShopConnection, ShopOrder, Transaction } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
-import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
+import { assertCanWrite, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { truncationOf } from '../deposits/deposit-row.ts';
 import { matchDeposit } from '../deposits/match-deposit.ts';
 import { AUTO_MATCH_METHODS, namesMatch } from '../deposits/name-matching.ts';
-import { asRaw, inRawTransaction, inTransaction, type Deps, type RawQuery, type Sql } from '../deps.ts';
+import { asRaw, inRawTransaction, inTransaction, poolQuery, type Deps, type RawQuery, type Sql } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { addHistory } from '../invoices/history.ts';
@@ -209,17 +211,8 @@ const DEPOSIT_LOOK_BACK_ROWS = 200;
  * arrived; an ambiguous decision matches nothing). The first whose decision is this invoice pays it, exactly as it
  * would have had the invoice existed (history, receipt, e-mail, the shop confirmation, invoice.paid).
  */
-async function payFromEarlierDeposit(q: RawQuery, order: ShopOrder, invoice: Invoice, now: Date): Promise<boolean> {
-  const since = new Date(Math.max(order.orderedAt.getTime() - DEPOSIT_BEFORE_ORDER_MS, now.getTime() - DEPOSIT_LOOK_BACK_MS)).toISOString();
-  const deposits = await q<Transaction>(
-    `SELECT t.* FROM "Transaction" t JOIN "BankAccount" a ON a.id = t."bankAccountId"
-      WHERE t."workspaceId" = $1 AND t.amount = $2::int AND t."matchedInvoiceId" IS NULL AND NOT t.hidden AND NOT t.verification AND t."deletedAt" IS NULL
-        AND t."createdAt" >= $3::timestamptz AND t."receivedAt" >= $3::timestamptz
-        AND (cardinality($4::text[]) = 0 OR t."bankAccountId" = ANY($4::text[]))
-        AND a."verifiedAt" IS NOT NULL AND a.active AND a."deletedAt" IS NULL
-      ORDER BY t."receivedAt", t.id LIMIT ${DEPOSIT_LOOK_BACK_ROWS}`,
-    [invoice.workspaceId, invoice.amount, since, [...invoice.bankAccountIds]],
-  );
+async function payFromEarlierDeposit(q: RawQuery, order: Pick<ShopOrder, 'orderedAt'>, invoice: Invoice, now: Date): Promise<boolean> {
+  const deposits = await earlierDeposits(q, order, invoice, now);
   if (deposits.length === 0) return false;
   const accounts = new Map(
     (await q<BankAccount>(`SELECT * FROM "BankAccount" WHERE id = ANY($1::text[])`, [[...new Set(deposits.map((d) => d.bankAccountId))]])).map((a) => [a.id, a]),
@@ -239,12 +232,66 @@ async function payFromEarlierDeposit(q: RawQuery, order: ShopOrder, invoice: Inv
   return false;
 }
 
+/** The deposits payFromEarlierDeposit reads for a new invoice: unmatched, visible, of its amount, on its accounts, since its order. */
+function earlierDeposits(q: RawQuery, order: Pick<ShopOrder, 'orderedAt'>, invoice: Invoice, now: Date): Promise<Transaction[]> {
+  const since = new Date(Math.max(order.orderedAt.getTime() - DEPOSIT_BEFORE_ORDER_MS, now.getTime() - DEPOSIT_LOOK_BACK_MS)).toISOString();
+  return q<Transaction>(
+    `SELECT t.* FROM "Transaction" t JOIN "BankAccount" a ON a.id = t."bankAccountId"
+      WHERE t."workspaceId" = $1 AND t.amount = $2::int AND t."matchedInvoiceId" IS NULL AND NOT t.hidden AND NOT t.verification AND t."deletedAt" IS NULL
+        AND t."createdAt" >= $3::timestamptz AND t."receivedAt" >= $3::timestamptz
+        AND (cardinality($4::text[]) = 0 OR t."bankAccountId" = ANY($4::text[]))
+        AND a."verifiedAt" IS NOT NULL AND a.active AND a."deletedAt" IS NULL
+      ORDER BY t."receivedAt", t.id LIMIT ${DEPOSIT_LOOK_BACK_ROWS}`,
+    [invoice.workspaceId, invoice.amount, since, [...invoice.bankAccountIds]],
+  );
+}
+
+/**
+ * The look-back once more, after the import's commit, in a short transaction of its own (README, "a deposit that came
+ * first"): a deposit whose intake ran while the import's transaction was open neither saw the new invoice (not
+ * committed yet) nor was seen by the import's own look-back (itself not committed yet); both committed, it would stay
+ * unmatched. Here it pays the invoice if its own matching decision is this invoice, as in the import. A deposit
+ * committing later sees the invoice by its own matching. One read when there is no such deposit (the common case);
+ * else the invoice is locked first, as a dashboard match locks it (the invoice, then the deposit), so the two wait for
+ * each other rather than deadlock. True when it paid the invoice.
+ */
+async function payFromDepositCommittedMeanwhile(deps: Deps, shopOrderId: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const [seen] = await deps.sql.query<Invoice & { shopOrderedAt: Date }>(
+    `SELECT i.*, o."orderedAt" AS "shopOrderedAt" FROM "ShopOrder" o JOIN "Invoice" i ON i.id = o."invoiceId" WHERE o.id = $1 AND o.state = 'LINKED' AND i.status = 'PENDING'`,
+    [shopOrderId],
+  );
+  if (!seen || (await earlierDeposits(poolQuery(deps), { orderedAt: new Date(seen.shopOrderedAt) }, seen, now)).length === 0) return false;
+  return inRawTransaction(deps, async (q) => {
+    const [invoice] = await q<Invoice>(`SELECT * FROM "Invoice" WHERE id = $1 AND status = 'PENDING' FOR NO KEY UPDATE`, [seen.id]);
+    const [order] = invoice ? await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 AND state = 'LINKED' AND "invoiceId" = $2`, [shopOrderId, invoice.id]) : [];
+    return order ? payFromEarlierDeposit(q, order, invoice!, deps.clock.now()) : false;
+  });
+}
+
+/**
+ * An import's outcome, with the look-back run again after its commit (payFromDepositCommittedMeanwhile). The import
+ * stands whatever happens here: an error is logged and the outcome is the import's (the deposit stays for its own
+ * matching or the merchant's), but a database that cannot be reached ends the sync as anywhere else.
+ */
+async function afterImportCommitted(deps: Deps, shopOrderId: string | null, outcome: ImportOutcome): Promise<ImportOutcome> {
+  if (outcome !== 'IMPORTED' || !shopOrderId) return outcome;
+  try {
+    return (await payFromDepositCommittedMeanwhile(deps, shopOrderId)) ? 'IMPORTED_PAID' : outcome;
+  } catch (e) {
+    if (isDatabaseUnavailable(e)) throw e;
+    deps.log.error({ err: e, shopOrder: shopOrderId }, 'shop order look-back after the import failed');
+    return outcome;
+  }
+}
+
 /**
  * Imports one order (checked: storableOrder): a new row and its invoice (or REFUSED), or a WAITING one tried again;
  * anything else is left as it is.
  */
 export async function importShopOrder(deps: Deps, c: ShopConnection, o: StorableOrder, ownerId: string): Promise<ImportOutcome> {
-  return inRawTransaction(deps, async (q) => {
+  let shopOrderId: string | null = null;
+  const outcome = await inRawTransaction(deps, async (q): Promise<ImportOutcome> => {
     const now = deps.clock.now();
     const [inserted] = await q<ShopOrder>(
       `INSERT INTO "ShopOrder" (id, "workspaceId", "connectionId", "orderId", state, reason, "depositorName", amount, "orderedAt", "payBy", "buyerEmail", "buyerPhone", "createdAt", "updatedAt")
@@ -259,8 +306,10 @@ export async function importShopOrder(deps: Deps, c: ShopConnection, o: Storable
     const order = inserted ?? (await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE "connectionId" = $1 AND "orderId" = $2 FOR UPDATE`, [c.id, o.orderId]))[0];
     if (!order) throw new Error(`shop order ${o.orderId} vanished`);
     if (!inserted && order.state !== 'WAITING') return 'ALREADY_IMPORTED';
+    shopOrderId = order.id;
     return linkOrder(q, c, order, ownerId, now);
   });
+  return afterImportCommitted(deps, shopOrderId, outcome);
 }
 
 // ───────────────────────────── Sync ─────────────────────────────
@@ -280,6 +329,11 @@ export interface SyncResult {
   failed: number;
   /** More new orders wait than one sync imports: the next sync is due at once. */
   more: boolean;
+  /**
+   * Why the open orders' states could not be read (the shop's error, or "an internal error"), or null. The sync still
+   * succeeds (its imports stand); the connection's lastSyncError notes it.
+   */
+  statusCheckError: string | null;
 }
 
 /**
@@ -301,8 +355,12 @@ export function syncWindowStart(c: Pick<ShopConnection, 'lastSyncAt' | 'connecte
   return new Date(c.lastSyncAt ? Math.max(c.lastSyncAt.getTime() - SYNC_OVERLAP_MS, earliest) : earliest);
 }
 
-/** ShopOrder.reason of a LINKED order the shop's last status check did not return (closed if the next one does not either). */
-const MISSING_ONCE = 'MISSING_AT_SHOP';
+/**
+ * Status checks in a row that must find an open order missing (NOT_FOUND) before it is closed as deleted in the shop
+ * (ShopOrder.missingChecks counts them; a check that finds it, or a listing that lists it, sets it back to 0): one
+ * search that missed it — a platform's hiccup, a window edge — must not close an order whose buyer is about to pay.
+ */
+const MISSING_CHECKS_TO_CLOSE = 2;
 
 /** What an order's state at the shop does to an open order (the rest leave it alone). */
 const CLOSED_IN_SHOP: Partial<Record<ShopOrderStatus, Closing>> = {
@@ -345,7 +403,7 @@ async function unusableAccounts(deps: Deps, c: ShopConnection): Promise<DomainEr
  */
 export async function syncShopOrders(deps: Deps, c: ShopConnection): Promise<SyncResult> {
   const now = deps.clock.now();
-  const result: SyncResult = { imported: 0, waiting: 0, refused: 0, canceledInShop: 0, paidInShop: 0, paidOnImport: 0, skipped: 0, failed: 0, more: false };
+  const result: SyncResult = { imported: 0, waiting: 0, refused: 0, canceledInShop: 0, paidInShop: 0, paidOnImport: 0, skipped: 0, failed: 0, more: false, statusCheckError: null };
   const [ws] = await deps.sql.query<{ ownerId: string }>(`SELECT "ownerId" FROM "Workspace" WHERE id = $1`, [c.workspaceId]);
   if (!ws) return result;
   const refused = await unusableAccounts(deps, c);
@@ -394,11 +452,14 @@ async function importListed(deps: Deps, c: ShopConnection, ownerId: string, list
     } else if (!orders.has(o.orderId)) orders.set(o.orderId, o);
   }
   if (orders.size === 0) return new Set();
-  const known = await deps.sql.query<{ orderId: string; state: string }>(`SELECT "orderId", state::text AS state FROM "ShopOrder" WHERE "connectionId" = $1 AND "orderId" = ANY($2::text[])`, [
-    c.id,
-    [...orders.keys()],
-  ]);
+  const known = await deps.sql.query<{ orderId: string; state: string; missingChecks: number }>(
+    `SELECT "orderId", state::text AS state, "missingChecks" FROM "ShopOrder" WHERE "connectionId" = $1 AND "orderId" = ANY($2::text[])`,
+    [c.id, [...orders.keys()]],
+  );
   const states = new Map(known.map((r) => [r.orderId, r.state]));
+  // Listed by the shop: found, so a miss counted by an earlier status check no longer counts (MISSING_CHECKS_TO_CLOSE).
+  const found = known.filter((r) => r.missingChecks > 0).map((r) => r.orderId);
+  if (found.length > 0) await deps.sql.query(`UPDATE "ShopOrder" SET "missingChecks" = 0 WHERE "connectionId" = $1 AND "orderId" = ANY($2::text[])`, [c.id, found]);
   const byDate = (a: StorableOrder, b: StorableOrder) => a.orderedAt.getTime() - b.orderedAt.getTime() || (a.orderId < b.orderId ? -1 : 1);
   const fresh = [...orders.values()].filter((o) => !states.has(o.orderId)).sort(byDate);
   const waiting = [...orders.values()].filter((o) => states.get(o.orderId) === 'WAITING').sort(byDate);
@@ -414,8 +475,16 @@ async function importListed(deps: Deps, c: ShopConnection, ownerId: string, list
 /**
  * The open orders (WAITING, and LINKED with an unpaid invoice) least recently asked about, at most
  * SHOP_SYNC_LIMITS.statusChecks, but those `tried` by this sync: their state at the shop is asked for (statusCheckedAt
- * set). Canceled, deleted or paid in the shop: closed (closeForShop); a WAITING one still awaiting its deposit is tried
- * again (`relink`).
+ * set, whatever the answer, so the rotation moves on). Canceled or paid in the shop: closed (closeForShop); missing
+ * (NOT_FOUND) at MISSING_CHECKS_TO_CLOSE checks in a row: closed as deleted there; a WAITING one still awaiting its
+ * deposit is tried again (`relink`). A state the answer leaves out is unknown (a search the shop could not answer):
+ * nothing is done to that order.
+ *
+ * A status search that fails does not fail the sync (its imports are committed and stand): it is logged (warn; an
+ * unexpected error at error) and noted in `statusCheckError`, and the orders asked about go to the back of the
+ * rotation like the others — a search that fails every time for some orders (a date range the shop no longer serves)
+ * must not stop the rotation for all of them. A shop no longer connected, or a database that cannot be reached, still
+ * ends the sync.
  */
 async function checkOpenOrders(deps: Deps, c: ShopConnection, ownerId: string, tried: Set<string>, result: SyncResult, opts: { relink: boolean }): Promise<void> {
   const open = await deps.sql.query<ShopOrder>(
@@ -425,32 +494,49 @@ async function checkOpenOrders(deps: Deps, c: ShopConnection, ownerId: string, t
     [c.id, [...tried]],
   );
   if (open.length === 0) return;
-  const answer = await callShop(deps, c, (shop, session) => shop.orderStatuses(session, open.map((o) => o.orderId)));
-  const statuses: Map<string, ShopOrderStatus> = answer instanceof Map ? answer : new Map();
+  let statuses = new Map<string, ShopOrderStatus>();
+  try {
+    const answer = await callShop(deps, c, (shop, session) => shop.orderStatuses(session, open.map((o) => o.orderId)));
+    if (answer instanceof Map) statuses = answer;
+  } catch (e) {
+    if (e instanceof ShopNotConnected || isDatabaseUnavailable(e)) throw e;
+    if (e instanceof ShopApiError) {
+      result.statusCheckError = `${e.code}: ${e.message}`;
+      deps.log.warn({ shopConnection: c.id, code: e.code, error: e.message, orders: open.length }, 'shop order status check failed');
+    } else {
+      result.statusCheckError = 'an internal error, logged by the service';
+      deps.log.error({ err: e, shopConnection: c.id, orders: open.length }, 'shop order status check failed');
+    }
+  }
   await deps.sql.query(`UPDATE "ShopOrder" SET "statusCheckedAt" = $2::timestamptz WHERE id = ANY($1::text[])`, [open.map((o) => o.id), deps.clock.now().toISOString()]);
   for (const order of open) {
     const status = statuses.get(order.orderId);
-    // A linked order the shop did not return is closed only when it is missing twice in a row: one search that missed
-    // it (a platform's hiccup, a window edge) must not cancel an invoice a buyer is about to pay.
-    if (order.state === 'LINKED' && status === 'NOT_FOUND' && order.reason !== MISSING_ONCE) {
-      await deps.sql.query(`UPDATE "ShopOrder" SET reason = $2 WHERE id = $1 AND state = 'LINKED'`, [order.id, MISSING_ONCE]);
-      continue;
+    if (status === undefined) continue;
+    if (status === 'NOT_FOUND') {
+      const [counted] = await deps.sql.query<{ missingChecks: number }>(
+        `UPDATE "ShopOrder" SET "missingChecks" = "missingChecks" + 1 WHERE id = $1 AND state IN ('WAITING', 'LINKED') RETURNING "missingChecks"`,
+        [order.id],
+      );
+      if (!counted || counted.missingChecks < MISSING_CHECKS_TO_CLOSE) continue;
+    } else if (order.missingChecks > 0) {
+      await deps.sql.query(`UPDATE "ShopOrder" SET "missingChecks" = 0 WHERE id = $1`, [order.id]);
     }
-    if (order.state === 'LINKED' && status !== undefined && status !== 'NOT_FOUND' && order.reason === MISSING_ONCE) {
-      await deps.sql.query(`UPDATE "ShopOrder" SET reason = NULL WHERE id = $1 AND reason = $2`, [order.id, MISSING_ONCE]);
-    }
-    const closing = status ? CLOSED_IN_SHOP[status] : undefined;
+    const closing = CLOSED_IN_SHOP[status];
     if (closing) {
       if (await perOrder(deps, c, order.orderId, 'closing', result, () => closeForShop(deps, c, order.id, closing))) {
         if (closing.state === 'PAID_IN_SHOP') result.paidInShop++;
         else result.canceledInShop++;
       }
     } else if (opts.relink && order.state === 'WAITING' && status === 'AWAITING_DEPOSIT') {
-      const outcome = await perOrder(deps, c, order.orderId, 'import', result, () =>
-        inRawTransaction(deps, async (q) => {
-          const [locked] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 FOR UPDATE`, [order.id]);
-          return locked?.state === 'WAITING' ? linkOrder(q, c, locked, ownerId, deps.clock.now()) : 'ALREADY_IMPORTED';
-        }),
+      const outcome = await perOrder(deps, c, order.orderId, 'import', result, async () =>
+        afterImportCommitted(
+          deps,
+          order.id,
+          await inRawTransaction(deps, async (q) => {
+            const [locked] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1 FOR UPDATE`, [order.id]);
+            return locked?.state === 'WAITING' ? linkOrder(q, c, locked, ownerId, deps.clock.now()) : 'ALREADY_IMPORTED';
+          }),
+        ),
       );
       if (outcome !== 'WAITING') count(result, outcome);
     }
@@ -533,7 +619,8 @@ export async function noteShopPaymentWithdrawn(db: Sql, invoice: Invoice, now: D
      RETURNING o.*, c.platform::text AS platform`,
     [invoice.id, now.toISOString()],
   );
-  // A CONFIRMING order's job decides: not told yet → back to LINKED quietly; told meanwhile → the attention event.
+  // A CONFIRMING order's job decides (settleUnpaid): never called → back to LINKED quietly; called, and paid at the
+  // shop → CONFIRMED with the attention event; not paid there → back to LINKED.
   if (order?.state === 'CONFIRMED') await attentionNeeded(q, order, invoice, now);
 }
 
@@ -542,14 +629,18 @@ async function attentionNeeded(q: RawQuery, order: ShopOrder & { platform: strin
   await recordEvents(q, invoice.workspaceId, [shopOrderEvent('shop_order.attention_needed', invoice, order, now)]);
 }
 
-/** The job's give-up and a refusal by the shop: FAILED with the shop's error, a history line and the event. */
-async function markConfirmationFailed(deps: Deps, shopOrderId: string, code: string, message: string): Promise<void> {
+/**
+ * The job's give-up, a refusal by the shop, or a payment the shop must not be told of: FAILED with the error, a history
+ * line and the event; `attention` also asks the merchant to look at the order (AMOUNT_MISMATCH).
+ */
+async function markConfirmationFailed(deps: Deps, shopOrderId: string, code: string, message: string, attention: string | null = null): Promise<void> {
   await inRawTransaction(deps, async (q) => {
     const now = deps.clock.now();
     const [order] = await q<ShopOrder & { platform: string }>(
-      `UPDATE "ShopOrder" o SET state = 'FAILED', "confirmErrorCode" = $2, "confirmErrorMessage" = $3, "updatedAt" = $4::timestamptz
+      `UPDATE "ShopOrder" o SET state = 'FAILED', "confirmErrorCode" = $2, "confirmErrorMessage" = $3, "updatedAt" = $4::timestamptz,
+              attention = COALESCE($5, o.attention), "attentionAt" = CASE WHEN $5::text IS NULL THEN o."attentionAt" ELSE $4::timestamptz END
          FROM "ShopConnection" c WHERE o.id = $1 AND c.id = o."connectionId" AND o.state = 'CONFIRMING' RETURNING o.*, c.platform::text AS platform`,
-      [shopOrderId, code.slice(0, 100), message.slice(0, 1000), now.toISOString()],
+      [shopOrderId, code.slice(0, 100), message.slice(0, 1000), now.toISOString(), attention],
     );
     if (!order?.invoiceId) return;
     const [invoice] = await q<Invoice>(`SELECT * FROM "Invoice" WHERE id = $1`, [order.invoiceId]);
@@ -567,26 +658,33 @@ function shopOrderEvent(type: 'shop_order.confirmed' | 'shop_order.confirmation_
 /** A retryable failure of the `shop.confirm` job (the job runner backs off and tries again). */
 export class ShopConfirmationPending extends Error {}
 
+type ConfirmationRow = ShopOrder & { invoiceStatus: string; invoiceAmount: number; platform: ShopConnection['platform']; connectionState: string };
+
+const won = (n: number) => n.toLocaleString('en-US');
+
 /**
  * The `shop.confirm` job: tells the shop that a CONFIRMING order was paid, then records CONFIRMED (once: a conditional
  * update; a repeated job finds it done). A refusal by the shop records FAILED with the shop's error; a failure that
- * may pass (timeout, 429, 5xx, re-authorization needed) is thrown for the job runner's backoff.
+ * may pass (timeout, 429, 5xx, re-authorization needed) is thrown for the job runner's backoff. An invoice paid for
+ * another amount than the order's (changed before such edits were refused, or by hand in the database) is not told to
+ * the shop: FAILED AMOUNT_MISMATCH with attention. An invoice no longer paid (un-matched meanwhile): settleUnpaid.
  */
 export async function confirmShopOrder(deps: Deps, shopOrderId: string): Promise<void> {
-  const [row] = await deps.sql.query<ShopOrder & { invoiceStatus: string; platform: ShopConnection['platform']; connectionState: string }>(
-    `SELECT o.*, i.status::text AS "invoiceStatus", c.platform, c.state::text AS "connectionState"
+  const [row] = await deps.sql.query<ConfirmationRow>(
+    `SELECT o.*, i.status::text AS "invoiceStatus", i.amount AS "invoiceAmount", c.platform, c.state::text AS "connectionState"
        FROM "ShopOrder" o JOIN "Invoice" i ON i.id = o."invoiceId" JOIN "ShopConnection" c ON c.id = o."connectionId" WHERE o.id = $1`,
     [shopOrderId],
   );
   if (!row || row.state !== 'CONFIRMING') return;
-  if (row.invoiceStatus !== 'PAID') {
-    // Un-matched before the shop was told: nothing to tell it, nothing to look at.
-    await deps.sql.query(`UPDATE "ShopOrder" SET state = 'LINKED', attention = NULL, "attentionAt" = NULL, "confirmErrorCode" = NULL, "confirmErrorMessage" = NULL, "updatedAt" = $2::timestamptz
-        WHERE id = $1 AND state = 'CONFIRMING'`, [
+  if (row.invoiceStatus !== 'PAID') return settleUnpaid(deps, row);
+  if (row.invoiceAmount !== row.amount) {
+    return markConfirmationFailed(
+      deps,
       shopOrderId,
-      deps.clock.now().toISOString(),
-    ]);
-    return;
+      'AMOUNT_MISMATCH',
+      `The invoice was paid ${won(row.invoiceAmount)} won but the shop order is for ${won(row.amount)} won: the shop was not told. Look at the order in the shop.`,
+      'AMOUNT_MISMATCH',
+    );
   }
   if (row.connectionState === 'DISCONNECTED') return markConfirmationFailed(deps, shopOrderId, 'SHOP_DISCONNECTED', 'The shop was disconnected before the payment could be confirmed there.');
   await deps.sql.query(`UPDATE "ShopOrder" SET "confirmAttempts" = "confirmAttempts" + 1, "updatedAt" = $2::timestamptz WHERE id = $1`, [shopOrderId, deps.clock.now().toISOString()]);
@@ -622,6 +720,66 @@ export async function confirmShopOrder(deps: Deps, shopOrderId: string): Promise
   });
 }
 
+/**
+ * The job found its invoice no longer paid (un-matched while the order was CONFIRMING). Never called (confirmAttempts
+ * 0): the shop was not told; back to LINKED quietly. Called before: that call may have reached the shop with its
+ * answer lost, so the shop is asked (orderStatuses). Paid there: CONFIRMED, with attention PAYMENT_WITHDRAWN and the
+ * events of both (the merchant looks at the order in the shop; a later status check would otherwise close it as
+ * PAID_IN_SHOP and cancel the invoice without a word). Known and not paid there: back to LINKED. The shop could not
+ * say (its error, or the order left out of its answer): tried again by the job's backoff. The shop no longer connected:
+ * back to LINKED with the un-match's attention kept (nobody can ask it). Written under the invoice's lock, taken
+ * first as a payment takes it: paid again meanwhile, the new payment's confirmation decides and nothing is written.
+ */
+async function settleUnpaid(deps: Deps, row: ConfirmationRow): Promise<void> {
+  let paidAtShop = false;
+  let keepAttention = false;
+  if (row.confirmAttempts > 0) {
+    try {
+      const answer = await callShop(deps, { id: row.connectionId, platform: row.platform }, (shop, session) => shop.orderStatuses(session, [row.orderId]));
+      const status = answer instanceof Map ? answer.get(row.orderId) : undefined;
+      if (status === undefined) throw new ShopApiError('STATUS_UNKNOWN', `The shop did not say what state order ${row.orderId} is in.`, { retryable: true });
+      paidAtShop = status === 'PAID';
+    } catch (e) {
+      if (!(e instanceof ShopNotConnected)) {
+        const code = e instanceof ShopApiError ? e.code : 'ERROR';
+        const message = e instanceof Error ? e.message : String(e);
+        await deps.sql.query(`UPDATE "ShopOrder" SET "confirmErrorCode" = $2, "confirmErrorMessage" = $3, "updatedAt" = $4::timestamptz WHERE id = $1 AND state = 'CONFIRMING'`, [
+          row.id,
+          code.slice(0, 100),
+          message.slice(0, 1000),
+          deps.clock.now().toISOString(),
+        ]);
+        throw new ShopConfirmationPending(`${code}: ${message}`);
+      }
+      keepAttention = true;
+    }
+  }
+  await inRawTransaction(deps, async (q) => {
+    const now = deps.clock.now();
+    const [invoice] = await q<Invoice>(`SELECT * FROM "Invoice" WHERE id = $1 FOR NO KEY UPDATE`, [row.invoiceId!]);
+    if (!invoice || invoice.status === 'PAID') return;
+    if (!paidAtShop) {
+      await q(
+        `UPDATE "ShopOrder" SET state = 'LINKED', attention = CASE WHEN $3::boolean THEN attention END, "attentionAt" = CASE WHEN $3::boolean THEN "attentionAt" END,
+                "confirmErrorCode" = NULL, "confirmErrorMessage" = NULL, "updatedAt" = $2::timestamptz
+          WHERE id = $1 AND state = 'CONFIRMING'`,
+        [row.id, now.toISOString(), keepAttention],
+      );
+      return;
+    }
+    const [done] = await q<ShopOrder & { platform: string }>(
+      `UPDATE "ShopOrder" o SET state = 'CONFIRMED', "confirmedAt" = $2::timestamptz, attention = 'PAYMENT_WITHDRAWN', "attentionAt" = COALESCE(o."attentionAt", $2::timestamptz),
+              "confirmErrorCode" = NULL, "confirmErrorMessage" = NULL, "updatedAt" = $2::timestamptz
+         FROM "ShopConnection" c WHERE o.id = $1 AND c.id = o."connectionId" AND o.state = 'CONFIRMING' RETURNING o.*, c.platform::text AS platform`,
+      [row.id, now.toISOString()],
+    );
+    if (!done) return;
+    await addHistory(q, invoice.id, 'shop_order_confirmed', now, null, { shopOrderId: done.id });
+    await recordEvents(q, invoice.workspaceId, [shopOrderEvent('shop_order.confirmed', invoice, done, now)]);
+    await attentionNeeded(q, done, invoice, now);
+  });
+}
+
 /** The job gave up (retries ran out): FAILED with the last error. */
 export async function giveUpShopConfirmation(deps: Deps, shopOrderId: string, error: unknown): Promise<void> {
   const [row] = await deps.sql.query<{ confirmErrorCode: string | null; confirmErrorMessage: string | null }>(`SELECT "confirmErrorCode", "confirmErrorMessage" FROM "ShopOrder" WHERE id = $1`, [shopOrderId]);
@@ -649,6 +807,18 @@ export async function retryShopOrderConfirmation(deps: Deps, principal: Principa
     const [after] = await q<ShopOrder>(`SELECT * FROM "ShopOrder" WHERE id = $1`, [order.id]);
     return after!;
   });
+}
+
+/**
+ * ShopOrder.invoice (GraphQL): the order's invoice, for a principal of its workspace whose scope covers it (an
+ * account-limited key: every receiving account of the invoice its own), else null — as Transaction.matchedInvoice.
+ * Defence in depth: a limited key reaches no shop order today (assertWholeWorkspace). `query`: the GraphQL selection.
+ */
+export async function shopOrderInvoice(prisma: PrismaClient, p: Principal | null, query: object, invoiceId: string | null): Promise<Invoice | null> {
+  if (!p || !invoiceId) return null;
+  const seen = await prisma.invoice.findUnique({ where: { id: invoiceId }, select: { workspaceId: true, bankAccountIds: true } });
+  if (!seen || seen.workspaceId !== p.workspaceId || !invoiceInScope(p, seen.bankAccountIds)) return null;
+  return prisma.invoice.findUnique({ ...(query as Record<string, never>), where: { id: invoiceId } });
 }
 
 /** An order of the principal's workspace (SHOP_ORDER_NOT_FOUND for a missing or foreign id). */

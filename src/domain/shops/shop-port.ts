@@ -89,7 +89,10 @@ export interface ShopAdapter {
   refresh(shopId: string, refreshToken: string): Promise<ShopTokens>;
   /** Bank-transfer orders awaiting their deposit, ordered between `since` and `until`. */
   listAwaitingOrders(session: ShopSession, since: Date, until: Date): Promise<AwaitingOrder[]>;
-  /** The states of these orders (an id the shop does not know: NOT_FOUND). */
+  /**
+   * The states of these orders: NOT_FOUND for an id searched that the shop does not know. An id left out of the answer is
+   * unknown (it could not be searched, or its search failed): the caller leaves that order alone.
+   */
   orderStatuses(session: ShopSession, orderIds: readonly string[]): Promise<Map<string, ShopOrderStatus>>;
   /**
    * Marks the order deposit-confirmed (paid). Idempotent: an order the shop already has as paid is a success. An order

@@ -4,6 +4,11 @@
  * LOCKED), so with several instances each shop is synced by one at a time; a lease left by a crashed process runs out.
  * A failed sync is tried again with backoff (the interval doubled per failure, at most an hour). The worker claims one
  * connection at a time, so a long sync holds no other shop's lease.
+ *
+ * A simulated shop changes only when told to (simulateShopOrder and cancelSimulatedShopOrder make its sync due at
+ * once) and by its own clock (an order auto-canceled at its deadline, after its invoice expired). So a simulated shop
+ * with no WAITING order (whose conflicting invoice may be canceled or expire at any time) is synced again only when
+ * made due, or after SIMULATED_IDLE_SYNC_MS: sandboxes, however many, do not lengthen real shops' sync cycles.
  */
 import type { ShopConnection } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -17,6 +22,8 @@ import { syncShopOrders, type SyncResult } from './shop-orders.ts';
 /** Longer than any sync should take: a sync still running then may be joined by another instance's. */
 const SYNC_LEASE_MS = 10 * 60_000;
 const MAX_BACKOFF_MS = 3600_000;
+/** The scheduled sync of a simulated shop with no WAITING order (see above). */
+export const SIMULATED_IDLE_SYNC_MS = 24 * 3600_000;
 /** What lastSyncError says of an error that is neither the shop's nor a rule's (the details are in the log only). */
 const INTERNAL_SYNC_ERROR = 'The sync stopped on an internal error (logged by the service); it is tried again.';
 
@@ -29,6 +36,27 @@ const KEEP_NEWER_DUE = (next: string, claimed: string) =>
 
 const CLAIMABLE = `state = 'CONNECTED' AND ("syncLeaseUntil" IS NULL OR "syncLeaseUntil" < $1::timestamptz)`;
 
+/** How long until the connection's next scheduled sync after a successful one (SIMULATED_IDLE_SYNC_MS for an idle sandbox). */
+async function scheduledIn(deps: Deps, c: ShopConnection): Promise<number> {
+  const interval = deps.settings.shopSyncIntervalMs;
+  if (c.platform !== 'SIMULATED') return interval;
+  const [w] = await deps.sql.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM "ShopOrder" WHERE "connectionId" = $1 AND state = 'WAITING') AS waiting`, [c.id]);
+  return w?.waiting ? interval : Math.max(interval, SIMULATED_IDLE_SYNC_MS);
+}
+
+/**
+ * What lastSyncError says after a successful sync (null: nothing to say): orders an unexpected error stopped, and a
+ * status search that failed (the sync is a success: its imports stand, and the open orders are asked about again at
+ * later syncs, from the back of the rotation).
+ */
+function syncNotes(result: SyncResult): string | null {
+  const notes = [
+    result.failed > 0 ? `${result.failed} order(s) could not be processed because of an internal error (logged by the service); they are tried again at the next sync.` : null,
+    result.statusCheckError ? `The shop's order states could not be read (${result.statusCheckError}); the open orders asked about are asked again at later syncs.` : null,
+  ].filter((n): n is string => n !== null);
+  return notes.length > 0 ? notes.join(' ').slice(0, 1000) : null;
+}
+
 async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: SyncResult } | { error: unknown }> {
   const interval = deps.settings.shopSyncIntervalMs;
   try {
@@ -36,8 +64,8 @@ async function runClaimed(deps: Deps, c: ShopConnection): Promise<{ result: Sync
     const now = deps.clock.now();
     // More new orders than one sync imports: the next sync is due at once, and lastSyncAt (where the next listing
     // starts, less a day) stays the last complete sync's, so the orders left are listed again.
-    const next = result.more ? now : new Date(now.getTime() + interval);
-    const problem = result.failed > 0 ? `${result.failed} order(s) could not be processed because of an internal error (logged by the service); they are tried again at the next sync.` : null;
+    const next = result.more ? now : new Date(now.getTime() + (await scheduledIn(deps, c)));
+    const problem = syncNotes(result);
     const [after] = await deps.sql.query<{ nextSyncAt: Date | null }>(
       `UPDATE "ShopConnection" SET "lastSyncAt" = CASE WHEN $5::boolean THEN "lastSyncAt" ELSE $2::timestamptz END, "lastSyncError" = $6, "syncFailures" = 0,
               "nextSyncAt" = ${KEEP_NEWER_DUE('$3', '$4')}, "syncLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
@@ -89,8 +117,14 @@ export async function runDueShopSyncs(deps: Deps): Promise<boolean | number> {
   const [next] = await deps.sql.query<{ at: Date | null }>(
     `SELECT min(GREATEST("nextSyncAt", "syncLeaseUntil")) AS at FROM "ShopConnection" WHERE state = 'CONNECTED' AND "nextSyncAt" IS NOT NULL`,
   );
-  return next?.at ? Math.max(0, new Date(next.at).getTime() - deps.clock.now().getTime()) : deps.settings.shopSyncIntervalMs;
+  if (!next?.at) return deps.settings.shopSyncIntervalMs;
+  // Due now and yet not claimed: another instance's claim was in flight (it skipped the row it had locked, and that
+  // claim's lease is not visible yet). Look again in a moment, when it is, rather than at once.
+  return Math.max(CLAIM_RACE_RETRY_MS, new Date(next.at).getTime() - deps.clock.now().getTime());
 }
+
+/** How soon to look again when a due connection was being claimed by another instance at the same moment. */
+export const CLAIM_RACE_RETRY_MS = 1000;
 
 /** syncShopOrders (on demand): imports now; CONFLICT while another sync of the shop runs; SHOP_API_FAILED with the shop's error. */
 export async function syncShopNow(deps: Deps, principal: Principal | null, id: unknown): Promise<{ connection: ShopConnection; result: SyncResult }> {

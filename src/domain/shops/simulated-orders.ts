@@ -2,13 +2,14 @@
  * The simulated shop's side (src/events/shops/simulated-shop.ts): a merchant (or the tour's CLI) places and cancels
  * orders in a simulated shop they connected, as a buyer would in a real one. Placing an order makes the connection's
  * sync due at once, so it becomes an invoice within a moment. A simulated shop holds at most
- * SIMULATED_AWAITING_MAX orders awaiting their deposit (a sandbox, not a place to pile up work for the service).
+ * SIMULATED_AWAITING_MAX orders awaiting their deposit (a sandbox, not a place to pile up work for the service),
+ * counted and inserted under a lock of the shop's, so concurrent requests cannot pass the cap together.
  */
 import { randomInt } from 'node:crypto';
 import type { SimulatedShopOrder } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
-import type { Deps } from '../deps.ts';
+import { inRawTransaction, type Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
 import { MAX_WON } from '../validation.ts';
@@ -24,13 +25,16 @@ export function simulatedOrderId(now: Date): string {
 }
 
 /**
- * Creates a row under a new id, drawn again when it is taken: ids are random in a space of 10 million a day, shared by
- * every simulated shop of the service, so two orders may draw the same one.
+ * Creates a row under a new id, drawn again when it is taken (`create` fails with a unique violation, or answers null:
+ * an insert that skipped a taken id): ids are random in a space of 10 million a day, shared by every simulated shop of
+ * the service, so two orders may draw the same one.
  */
-export async function withFreshId<T>(nextId: () => string, create: (id: string) => Promise<T>, attempts = 5): Promise<T> {
+export async function withFreshId<T>(nextId: () => string, create: (id: string) => Promise<T | null>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await create(nextId());
+      const row = await create(nextId());
+      if (row !== null) return row;
+      if (attempt >= attempts) throw new Error(`no free simulated order id after ${attempts} draws`);
     } catch (e) {
       if (attempt >= attempts || !isUniqueViolation(e)) throw e;
     }
@@ -67,31 +71,36 @@ export async function simulateShopOrder(deps: Deps, principal: Principal | null,
   }
   if (r.buyerEmail != null && (typeof r.buyerEmail !== 'string' || r.buyerEmail.length > 255)) throw new DomainError('VALIDATION_FAILED', { message: 'buyerEmail must be a string.', path: ['buyerEmail'] });
   const now = deps.clock.now();
-  const awaiting = await deps.prisma.simulatedShopOrder.count({ where: { shopId: c.id, status: 'AWAITING_DEPOSIT', OR: [{ payBy: null }, { payBy: { gt: now } }] } });
-  if (awaiting >= SIMULATED_AWAITING_MAX) {
-    throw new DomainError('VALIDATION_FAILED', {
-      message: `A simulated shop holds at most ${SIMULATED_AWAITING_MAX.toLocaleString('en-US')} orders awaiting their deposit; pay or cancel some first.`,
-      path: ['connectionId'],
-    });
-  }
   const buyerName = r.buyerName.trim();
   const amount = r.amount;
-  const order = await withFreshId(
-    () => simulatedOrderId(now),
-    (id) =>
-      deps.prisma.simulatedShopOrder.create({
-        data: {
-          id,
-          shopId: c.id,
-          buyerName,
-          amount,
-          status: 'AWAITING_DEPOSIT',
-          buyerEmail: (r.buyerEmail as string | null | undefined) ?? null,
-          orderedAt: now,
-          payBy: hours === null ? null : new Date(now.getTime() + (hours as number) * 3600_000),
-        },
-      }),
-  );
+  const buyerEmail = (r.buyerEmail as string | null | undefined) ?? null;
+  const payBy = hours === null ? null : new Date(now.getTime() + (hours as number) * 3600_000);
+  const order = await inRawTransaction(deps, async (q) => {
+    // The count and the insert under the shop's lock (held to the commit): one request at a time per shop.
+    await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 13))::text`, [`simulated-shop-orders\u0001${c.id}`]);
+    const [awaiting] = await q<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "SimulatedShopOrder" WHERE "shopId" = $1 AND status = 'AWAITING_DEPOSIT' AND ("payBy" IS NULL OR "payBy" > $2::timestamptz)`,
+      [c.id, now.toISOString()],
+    );
+    if ((awaiting?.n ?? 0) >= SIMULATED_AWAITING_MAX) {
+      throw new DomainError('VALIDATION_FAILED', {
+        message: `A simulated shop holds at most ${SIMULATED_AWAITING_MAX.toLocaleString('en-US')} orders awaiting their deposit; pay or cancel some first.`,
+        path: ['connectionId'],
+      });
+    }
+    // A taken id is skipped (not a unique violation, which would end the transaction) and drawn again.
+    return withFreshId(
+      () => simulatedOrderId(now),
+      async (id) =>
+        (
+          await q<SimulatedShopOrder>(
+            `INSERT INTO "SimulatedShopOrder" (id, "shopId", "buyerName", amount, status, "buyerEmail", "orderedAt", "payBy")
+             VALUES ($1, $2, $3, $4::int, 'AWAITING_DEPOSIT', $5, $6::timestamptz, $7::timestamptz) ON CONFLICT (id) DO NOTHING RETURNING *`,
+            [id, c.id, buyerName, amount, buyerEmail, now.toISOString(), payBy?.toISOString() ?? null],
+          )
+        )[0] ?? null,
+    );
+  });
   if (c.state === 'CONNECTED') {
     await deps.prisma.shopConnection.update({ where: { id: c.id }, data: { nextSyncAt: now } });
     deps.onShopSyncDue?.();

@@ -399,9 +399,14 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
     }
   }
 
+  /**
+   * An order of the listing as the port has it, or null (not a bank-transfer order awaiting its deposit in won, or not
+   * in a shape the service can keep). An id that is not a Cafe24 order id (yyyyMMdd-nnnnnnn) is left out too: its state
+   * could never be searched (orderStatuses) nor confirmed (confirmDeposit), so it would stay open here for good.
+   */
   function awaitingOrder(o: Record<string, any>): AwaitingOrder | null {
     const orderId = nonEmpty(o.order_id);
-    if (!orderId) return null;
+    if (!orderId || !ORDER_ID_RE.test(orderId)) return null;
     const methods: unknown[] = Array.isArray(o.payment_method) ? o.payment_method : [o.payment_method];
     if (!methods.includes('cash') || o.paid !== 'F' || o.canceled !== 'F') return null;
     if (typeof o.currency === 'string' && o.currency !== 'KRW') return null;
@@ -508,14 +513,18 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
       return [...found.values()].sort((a, b) => a.orderedAt.getTime() - b.orderedAt.getTime() || a.orderId.localeCompare(b.orderId));
     },
 
+    /**
+     * The states of the ids it could search: NOT_FOUND only for an id searched and not returned. Left out (unknown, for
+     * the caller to leave alone): an id that is not a Cafe24 order id (never searched), and the ids of a batch whose
+     * search failed (a 5xx, a timeout, a 429 that persists, a refusal, an answer out of shape); after a 429 the batches
+     * left are not sent either. Thrown: a 401 or a reauthorization (the caller refreshes, or the merchant installs
+     * again), and the error of the first failed batch when no batch could be searched (nothing is known: the caller says
+     * so rather than report an empty answer).
+     */
     async orderStatuses(session: ShopSession, orderIds: readonly string[]): Promise<Map<string, ShopOrderStatus>> {
       const result = new Map<string, ShopOrderStatus>();
       // The id carries the order date: a batch is searched within its ids' dates (Cafe24 searches order dates).
-      const valid = [...new Set(orderIds)].filter((id) => {
-        const ok = ORDER_ID_RE.test(id);
-        result.set(id, 'NOT_FOUND');
-        return ok;
-      });
+      const valid = [...new Set(orderIds)].filter((id) => ORDER_ID_RE.test(id));
       const dateOf = (id: string) => `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}`;
       valid.sort();
       const batches: string[][] = [];
@@ -524,14 +533,27 @@ export function cafe24Shop(opts: Cafe24ShopOptions): ShopAdapter {
         if (batch && batch.length < IDS_PER_LOOKUP && daysBetween(dateOf(batch[0]), dateOf(id)) < WINDOW_DAYS) batch.push(id);
         else batches.push([id]);
       }
+      let searched = 0;
+      let failure: ShopApiError | null = null;
       for (const batch of batches) {
-        const orders = await searchOrders(
-          session,
-          { shop_no: '1', start_date: addDays(dateOf(batch[0]), -1), end_date: addDays(dateOf(batch.at(-1)!), 1), order_id: batch.join(','), embed: 'items' },
-          IDS_PER_LOOKUP,
-        );
-        for (const o of orders) if (typeof o.order_id === 'string' && result.has(o.order_id)) result.set(o.order_id, statusOf(o));
+        let orders: Record<string, any>[];
+        try {
+          orders = await searchOrders(
+            session,
+            { shop_no: '1', start_date: addDays(dateOf(batch[0]), -1), end_date: addDays(dateOf(batch.at(-1)!), 1), order_id: batch.join(','), embed: 'items' },
+            IDS_PER_LOOKUP,
+          );
+        } catch (e) {
+          if (!(e instanceof ShopApiError) || e.authExpired || e.reauthorize) throw e;
+          failure ??= e;
+          if (e.status === 429) break;
+          continue;
+        }
+        searched++;
+        for (const id of batch) result.set(id, 'NOT_FOUND');
+        for (const o of orders) if (typeof o.order_id === 'string' && batch.includes(o.order_id)) result.set(o.order_id, statusOf(o));
       }
+      if (failure && searched === 0) throw failure;
       return result;
     },
 

@@ -1,7 +1,7 @@
 /** Shop integrations (README, Shop integrations): connections, their orders, the install, syncs, and the simulated shop. */
 import { completeShopInstall, disconnectShop, listShopConnections, loadShopConnectionFor, startShopInstall } from '../../domain/shops/connections.ts';
 import { isShopLinked } from '../../domain/shops/reserved-metadata.ts';
-import { loadShopOrderFor, retryShopOrderConfirmation, type SyncResult } from '../../domain/shops/shop-orders.ts';
+import { loadShopOrderFor, retryShopOrderConfirmation, shopOrderInvoice, type SyncResult } from '../../domain/shops/shop-orders.ts';
 import { syncShopNow } from '../../domain/shops/shop-sync.ts';
 import { cancelSimulatedShopOrder, listSimulatedShopOrders, simulateShopOrder } from '../../domain/shops/simulated-orders.ts';
 import { clampedSize } from '../../domain/paging.ts';
@@ -55,9 +55,9 @@ export const ShopOrderType = builder.prismaObject('ShopOrder', {
     invoice: t.prismaField({
       type: InvoiceType,
       nullable: true,
-      description: 'The invoice it became (null while WAITING or REFUSED).',
+      description: 'The invoice it became (null while WAITING or REFUSED, or when it is outside the credential\'s receiving accounts).',
       select: { invoiceId: true },
-      resolve: (query, o, _a, ctx) => (o.invoiceId ? ctx.prisma.invoice.findUnique({ ...query, where: { id: o.invoiceId } }) : null),
+      resolve: (query, o, _a, ctx) => shopOrderInvoice(ctx.prisma, ctx.principal, query, o.invoiceId),
     }),
     depositorName: t.exposeString('depositorName', { description: 'The depositor name the order gave (입금자명).' }),
     amount: t.exposeInt('amount', { description: 'Won.' }),
@@ -76,7 +76,8 @@ export const ShopOrderType = builder.prismaObject('ShopOrder', {
     confirmedAt: t.expose('confirmedAt', { type: 'DateTime', nullable: true, description: 'When the shop confirmed it.' }),
     attention: t.exposeString('attention', {
       nullable: true,
-      description: 'PAYMENT_WITHDRAWN: its invoice was un-matched after the shop was told it was paid (the shop order stays confirmed: look at it in the shop). Cleared when the invoice is paid again.',
+      description:
+        "PAYMENT_WITHDRAWN: its invoice was un-matched after the shop was told it was paid (the shop order stays confirmed: look at it in the shop). AMOUNT_MISMATCH: its invoice was paid another amount than the order's, so the shop was not told (FAILED). Cleared when the invoice is paid again.",
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was imported.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last change.' }),
