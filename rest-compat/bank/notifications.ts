@@ -5,7 +5,8 @@ import { ingestBankNotification } from '../../src/domain/deposits/intake.ts';
 import type { Deps } from '../../src/domain/deps.ts';
 import { DomainError, isDomainError, type ErrorCode } from '../../src/domain/errors.ts';
 import { dateTimeRefusalError } from '../../src/domain/prisma-errors.ts';
-import { BankNotificationAccepted } from '../openapi/components.ts';
+import { BankNotificationAccepted, BankTextAccepted } from '../openapi/components.ts';
+import { bankTextSchema, ingestBankText } from '../../src/domain/deposits/bank-text-intake.ts';
 import { answerError, type ErrorLog } from '../shared/face-errors.ts';
 import { json, readJsonBody } from '../shared/http.ts';
 import type { RouteDoc } from '../shared/route.ts';
@@ -29,9 +30,27 @@ export const BANK_ROUTES: RouteDoc[] = [
     },
     errorCodes: ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INVALID_AMOUNT', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] satisfies ErrorCode[],
   },
+  {
+    method: 'post',
+    path: '/bank-texts',
+    operationId: 'postBankText',
+    summary: 'Forward a bank deposit text',
+    description:
+      'A bank\'s deposit SMS or app push as the merchant\'s phone received it, forwarded with the account\'s notification token (README, "Bank texts"). Every text is stored. A deposit text of this account (its bank, its masked number) becomes a deposit, matched like a notification; the same deposit announced again (SMS and push, a retry) is stored once.',
+    tag: 'Bank notifications',
+    face: 'bank',
+    body: { schema: bankTextSchema.meta({ id: 'BankText', description: 'One forwarded text.' }), required: true },
+    ok: {
+      status: 201,
+      description: 'A new deposit.',
+      schema: BankTextAccepted,
+      alsoStatus: { status: 200, description: 'Stored, and no new deposit: DUPLICATE, NOT_A_DEPOSIT, UNRECOGNIZED or REFUSED.' },
+    },
+    errorCodes: ['BAD_REQUEST', 'UNAUTHENTICATED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] satisfies ErrorCode[],
+  },
 ];
 
-const [route] = BANK_ROUTES;
+const [route, textRoute] = BANK_ROUTES as [RouteDoc, RouteDoc];
 
 /** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message, field?}. */
 export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
@@ -42,6 +61,27 @@ export async function handleBankNotification(request: Request, deps: Deps, maxBo
     const body = await readJsonBody(request, maxBodyBytes);
     const { transaction, created } = await ingestBankNotification(deps, token, body);
     return json(created ? route.ok.status : route.ok.alsoStatus!.status, { transactionId: transaction.id });
+  } catch (caught) {
+    const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
+    return answerError('bank', e, log);
+  }
+}
+
+/** POST /bank-texts: 201 for a new deposit, 200 for any other outcome (every text is stored); errors as {code, message, field?}. */
+export async function handleBankText(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
+  try {
+    if (request.method !== textRoute.method.toUpperCase()) throw new DomainError('METHOD_NOT_ALLOWED');
+    const token = bearerToken(request.headers.get('authorization'));
+    if (!token) throw new DomainError('UNAUTHENTICATED', { message: 'Send Authorization: Bearer <notificationToken>.' });
+    const body = await readJsonBody(request, maxBodyBytes);
+    const { bankText } = await ingestBankText(deps, token, body);
+    return json(bankText.outcome === 'DEPOSIT' ? textRoute.ok.status : textRoute.ok.alsoStatus!.status, {
+      bankTextId: bankText.id,
+      outcome: bankText.outcome,
+      transactionId: bankText.transactionId,
+      kind: bankText.kind,
+      reason: bankText.reason,
+    });
   } catch (caught) {
     const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
     return answerError('bank', e, log);

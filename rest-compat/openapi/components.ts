@@ -218,3 +218,16 @@ export const OAuthRevoked = z.object({}).meta({ id: 'OAuthRevoked', description:
 export const BankNotificationAccepted = z
   .object({ transactionId: idOf('transaction') })
   .meta({ id: 'BankNotificationAccepted', description: 'The stored deposit (the first one again for a repeated notificationId).' });
+
+export const BankTextAccepted = z
+  .object({
+    bankTextId: idOf('bankText', 'The stored text (`btx_...`): every text is stored, whatever it says.'),
+    outcome: z.enum(['DEPOSIT', 'DUPLICATE', 'NOT_A_DEPOSIT', 'UNRECOGNIZED', 'REFUSED']).meta({
+      description:
+        'DEPOSIT: a new deposit (201). DUPLICATE: a deposit already stored (the same one announced again). NOT_A_DEPOSIT: a withdrawal, a balance notice, an advertisement... UNRECOGNIZED: no parser understood it (kept for the merchant). REFUSED: a deposit text of another bank or another account number.',
+    }),
+    transactionId: idOf('transaction').nullable().meta({ description: 'The deposit it announced (DEPOSIT, DUPLICATE).' }),
+    kind: z.string().nullable().meta({ description: 'NOT_A_DEPOSIT: WITHDRAWAL, BALANCE, ADVERTISEMENT or OTHER; REFUSED: BANK_MISMATCH or ACCOUNT_MISMATCH.' }),
+    reason: z.string().nullable().meta({ description: 'Why it is not a deposit, in words.' }),
+  })
+  .meta({ id: 'BankTextAccepted', description: 'What became of a forwarded text. Every outcome is final: the forwarder need not send it again.' });

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   loginAttempt: 'lga_',
   shopConnection: 'shc_',
   shopOrder: 'sho_',
+  bankText: 'btx_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

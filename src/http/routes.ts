@@ -10,7 +10,7 @@ import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
 import { json } from '../../rest-compat/shared/http.ts';
 import type { ErrorLog } from '../../rest-compat/shared/face-errors.ts';
-import { handleBankNotification } from '../../rest-compat/bank/notifications.ts';
+import { handleBankNotification, handleBankText } from '../../rest-compat/bank/notifications.ts';
 import { handleApiDocs } from './docs.ts';
 import { handleShopInstall } from './shop-install.ts';
 import { GRAPHIQL_ASSETS_PREFIX, handleGraphiQLAsset } from './graphiql.ts';
@@ -76,6 +76,7 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
     { path: '/v2/oauth-apps/revoke', face: 'oauth', rateLimit: 'address', handle: oauth },
     { path: '/v2', below: true, face: 'v2', rateLimit: 'credential', handle: rest(handleV2) },
     { path: '/bank-notifications', face: 'bank', rateLimit: 'bearer', handle: (rc) => handleBankNotification(rc.request, deps, maxBodyBytes, rc.errors) },
+    { path: '/bank-texts', face: 'bank', rateLimit: 'bearer', handle: (rc) => handleBankText(rc.request, deps, maxBodyBytes, rc.errors) },
     { path: SOFA_BASE, below: true, face: 'graphql', rateLimit: 'credential', handle: (rc) => sofa(rc.request, rc.path, rc.errors, rc.graphQLContext) },
     // A shop platform sends the merchant's browser back here after the install's approval (shop-install.ts).
     { path: '/shops', below: true, face: 'bank', rateLimit: 'address', handle: (rc) => handleShopInstall(rc, deps) },

@@ -1,0 +1,124 @@
+/**
+ * Forwarded bank texts (POST /bank-texts; README, "Bank texts"): the deposit SMS or app push a merchant's phone
+ * received, posted by a forwarder with the account's notification token. Every text is stored as received (BankText),
+ * whatever it says; a deposit text of this account becomes a deposit through the same intake as a bank notification.
+ *
+ * The identity of a deposit announced by text: the account, the amount, the depositor name (its comparison key), the
+ * minute, and the balance after it. The same deposit announced twice — by SMS and by push, or by a forwarder that
+ * retries — has the same identity, which becomes the deposit's notificationId: stored once, under concurrency across
+ * instances too (the unique notificationId of an account). Two genuine deposits of the same amount from the same name
+ * in the same minute differ by their balance; a bank whose text shows no balance cannot tell them apart (then they are
+ * one deposit: README).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { BankAccount, BankText, Transaction } from '../../generated/prisma/client.ts';
+import { timestampSchema } from '../dates.ts';
+import type { Deps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { fail, parseRequest } from '../request-schema.ts';
+import { sha256Hex } from '../secrets.ts';
+import { accountMatchesMask } from './bank-texts/account-mask.ts';
+import { parseBankText, type BankTextParse } from './bank-texts/parse-bank-text.ts';
+import { depositNameKey } from './depositor-name.ts';
+import { ingestBankNotification } from './intake.ts';
+
+/** The largest text stored (UTF-16 code units): what no phone sends; longer is refused, not stored. */
+export const MAX_STORED_TEXT = 20_000;
+
+const invalid = (field: string, rule: string) => ({ error: fail('VALIDATION_FAILED', `${field} must be ${rule}.`) });
+
+/** The body of POST /bank-texts. */
+export const bankTextSchema = z.object(
+  {
+    text: z
+      .string(invalid('text', `a string of 1-${MAX_STORED_TEXT} characters`))
+      .min(1, invalid('text', `a string of 1-${MAX_STORED_TEXT} characters`))
+      .max(MAX_STORED_TEXT, invalid('text', `a string of 1-${MAX_STORED_TEXT} characters`))
+      .meta({ description: 'The text exactly as the phone received it (SMS/LMS body, or the push notification\'s title and text).' }),
+    receivedAt: timestampSchema('receivedAt').meta({ description: 'When the phone received it, ISO 8601 with a zone (the text itself carries no year).' }),
+    channel: z.enum(['SMS', 'PUSH'], invalid('channel', 'SMS or PUSH')).meta({ description: 'SMS (also LMS/MMS) or PUSH (a banking app\'s notification).' }),
+    sender: z
+      .string(invalid('sender', 'a string of at most 100 characters'))
+      .max(100, invalid('sender', 'a string of at most 100 characters'))
+      .nullish()
+      .transform((v) => v ?? null)
+      .meta({ description: 'The sender number, or the app that posted the notification, when the forwarder knows it.' }),
+  },
+  { error: fail('BAD_REQUEST') },
+);
+
+export type BankTextRequest = z.output<typeof bankTextSchema>;
+
+export interface BankTextIntake {
+  bankText: BankText;
+  /** The deposit it announced (new or already stored), for DEPOSIT and DUPLICATE. */
+  transaction: Transaction | null;
+}
+
+/** The notificationId a deposit announced by text is stored under (see the header). */
+export function textDepositIdentity(accountId: string, d: { amount: number; depositorName: string; occurredAt: Date; balanceAfter: number | null }): string {
+  const minute = new Date(Math.floor(d.occurredAt.getTime() / 60_000) * 60_000).toISOString();
+  const key = [accountId, d.amount, depositNameKey(d.depositorName), minute, d.balanceAfter ?? ''].join('\u0001');
+  return `text:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/** Why a deposit text is not this account's, or null when it may be. */
+function refusalFor(account: BankAccount, parsed: Extract<BankTextParse, { kind: 'DEPOSIT' }>): { kind: string; reason: string } | null {
+  if (parsed.provider !== account.provider) {
+    return { kind: 'BANK_MISMATCH', reason: `A ${parsed.provider} text, forwarded with the token of a ${account.provider} account.` };
+  }
+  if (parsed.account && !accountMatchesMask(account.number, parsed.account.masked)) {
+    return { kind: 'ACCOUNT_MISMATCH', reason: `The text's account (${parsed.account.masked}) is not this account's number.` };
+  }
+  return null;
+}
+
+/**
+ * ingestBankText (POST /bank-texts), authenticated by the account's notification token: the text stored with its
+ * outcome, and the deposit it announced.
+ */
+export async function ingestBankText(deps: Deps, token: string | null, raw: unknown): Promise<BankTextIntake> {
+  if (!token) throw new DomainError('UNAUTHENTICATED');
+  let request: BankTextRequest | null = null;
+  let invalidBody: unknown = null;
+  try {
+    request = parseRequest(bankTextSchema, raw);
+  } catch (e) {
+    invalidBody = e;
+  }
+  // Authentication first: a bad token never learns about the body.
+  const [account] = await deps.sql.query<BankAccount>(`SELECT * FROM "BankAccount" WHERE "notificationTokenHash" = $1 AND "deletedAt" IS NULL`, [sha256Hex(token)]);
+  if (!account) throw new DomainError('UNAUTHENTICATED');
+  if (invalidBody || !request) throw invalidBody;
+
+  const parsed = parseBankText({ text: request.text, receivedAt: request.receivedAt, channel: request.channel, sender: request.sender });
+  const base = {
+    id: newId('bankText'),
+    workspaceId: account.workspaceId,
+    bankAccountId: account.id,
+    text: request.text,
+    channel: request.channel,
+    sender: request.sender,
+    phoneReceivedAt: request.receivedAt,
+    createdAt: deps.clock.now(),
+  };
+  const store = (data: Partial<BankText> & Pick<BankText, 'outcome'>) => deps.prisma.bankText.create({ data: { ...base, ...data } });
+
+  if (parsed.kind === 'UNRECOGNIZED') return { bankText: await store({ outcome: 'UNRECOGNIZED', reason: parsed.reason }), transaction: null };
+  if (parsed.kind === 'NOT_A_DEPOSIT') {
+    return { bankText: await store({ outcome: 'NOT_A_DEPOSIT', kind: parsed.what, reason: parsed.reason, provider: parsed.provider }), transaction: null };
+  }
+  const read = { provider: parsed.provider, format: parsed.format };
+  const refused = refusalFor(account, parsed);
+  if (refused) return { bankText: await store({ outcome: 'REFUSED', ...refused, ...read }), transaction: null };
+
+  const { transaction, created } = await ingestBankNotification(deps, token, {
+    notificationId: textDepositIdentity(account.id, parsed),
+    depositorName: parsed.depositorName,
+    amount: parsed.amount,
+    receivedAt: parsed.occurredAt.toISOString(),
+  });
+  return { bankText: await store({ outcome: created ? 'DEPOSIT' : 'DUPLICATE', transactionId: transaction.id, ...read }), transaction };
+}
