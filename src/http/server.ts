@@ -21,6 +21,9 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** How long a drain lets requests already sent reach the server before it stops accepting and closes idle connections. */
+const DRAIN_SETTLE_MS = 150;
+
 export function createHttpServer(config: Config, handle: RequestHandler): HttpServer {
   let server: Server | null = null;
   let wss: WebSocketServer | null = null;
@@ -62,10 +65,14 @@ export function createHttpServer(config: Config, handle: RequestHandler): HttpSe
       return { port, url: `http://127.0.0.1:${port}` };
     },
     async drain(graceMs) {
+      const deadline = Date.now() + graceMs;
+      if (wss) for (const client of wss.clients) client.close(1001, 'Server shutting down');
+      // A request already on the wire but not yet parsed sits on a connection Node counts as idle: closing idle
+      // connections at once would reset it (ECONNRESET) instead of answering it. Such requests are parsed within
+      // moments; then no new connection is accepted, idle ones are closed, and the requests in flight finish.
+      await new Promise((r) => setTimeout(r, Math.min(DRAIN_SETTLE_MS, graceMs)));
       server?.close();
       server?.closeIdleConnections?.();
-      if (wss) for (const client of wss.clients) client.close(1001, 'Server shutting down');
-      const deadline = Date.now() + graceMs;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     },
     async close() {
