@@ -134,6 +134,8 @@ export interface FakeCafe24Options {
 export interface FakeCafe24 {
   url: string;
   apiBaseUrl(mallId: string): string;
+  /** The service's settings for this fake: the Cafe24 app's credentials and redirect URI, and the API at the fake. */
+  serviceEnv(): Record<'CAFE24_CLIENT_ID' | 'CAFE24_CLIENT_SECRET' | 'CAFE24_REDIRECT_URI' | 'CAFE24_API_URL', string>;
   accessTokenTtlMs: number;
   refreshTokenTtlMs: number;
   /** Token error descriptions repeat the code / refresh token sent (to check the adapter scrubs them). */
@@ -585,6 +587,12 @@ export async function startFakeCafe24(opts: FakeCafe24Options): Promise<FakeCafe
   const fake: FakeCafe24 = {
     url: `http://127.0.0.1:${port}`,
     apiBaseUrl: (mallId) => `http://127.0.0.1:${port}/${mallId}`,
+    serviceEnv: () => ({
+      CAFE24_CLIENT_ID: opts.clientId,
+      CAFE24_CLIENT_SECRET: opts.clientSecret,
+      CAFE24_REDIRECT_URI: opts.redirectUri,
+      CAFE24_API_URL: `http://127.0.0.1:${port}/{mallid}`,
+    }),
     accessTokenTtlMs: opts.accessTokenTtlMs ?? 2 * 3600_000,
     refreshTokenTtlMs: opts.refreshTokenTtlMs ?? 14 * 86_400_000,
     echoGrantInErrors: false,

@@ -154,10 +154,7 @@ describe(`shop integration with Cafe24 (a fake) on ${dbLabel}`, () => {
       LOG_LEVEL: 'trace',
       AGENCY_SIM_DELAY_MS: '0',
       SHOP_SYNC_INTERVAL_MS: '3600000',
-      CAFE24_CLIENT_ID: CLIENT_ID,
-      CAFE24_CLIENT_SECRET: CLIENT_SECRET,
-      CAFE24_REDIRECT_URI: REDIRECT_URI,
-      CAFE24_API_URL: `${fake.url}/{mallid}`,
+      ...fake.serviceEnv(),
       // A hung call gives up after 1.5 s (the timeout case), not the production 10 s.
       CAFE24_TIMEOUT_MS: '1500',
     });

@@ -52,10 +52,7 @@ describe(`a shop confirmation cut by a SIGKILL on ${dbLabel}`, () => {
       DATABASE_URL: db.url,
       AGENCY_SIM_DELAY_MS: '0',
       SHOP_SYNC_INTERVAL_MS: '3600000',
-      CAFE24_CLIENT_ID: CLIENT_ID,
-      CAFE24_CLIENT_SECRET: CLIENT_SECRET,
-      CAFE24_REDIRECT_URI: REDIRECT_URI,
-      CAFE24_API_URL: `${fake.url}/{mallid}`,
+      ...fake.serviceEnv(),
       // A dead process's job is taken over after 12 s (longer than one Cafe24 call's 10 s limit), not the default minute.
       JOB_LEASE_MS: '12000',
     };

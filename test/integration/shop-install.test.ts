@@ -86,10 +86,7 @@ describe(`shop installs in the browser on ${dbLabel}`, () => {
       LOG_LEVEL: 'silent',
       AGENCY_SIM_DELAY_MS: '0',
       SHOP_SYNC_INTERVAL_MS: '3600000',
-      CAFE24_CLIENT_ID: CLIENT_ID,
-      CAFE24_CLIENT_SECRET: CLIENT_SECRET,
-      CAFE24_REDIRECT_URI: REDIRECT_URI,
-      CAFE24_API_URL: `${fake.url}/{mallid}`,
+      ...fake.serviceEnv(),
     });
     app = await buildApp(config, { database: db.database, clock, logger: pino({ level: 'silent' }) });
     url = (await app.start()).url;

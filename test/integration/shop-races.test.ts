@@ -99,8 +99,8 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
       dirs.push(dir);
       const config = loadConfig({
         PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', DATABASE_URL: fresh.url, ENCRYPTION_KEY: key, AGENCY_SIM_DELAY_MS: '0',
-        SHOP_SYNC_INTERVAL_MS: '3600000', CAFE24_CLIENT_ID: CLIENT_ID, CAFE24_CLIENT_SECRET: CLIENT_SECRET, CAFE24_REDIRECT_URI: REDIRECT_URI,
-        CAFE24_API_URL: `${fake.url}/{mallid}`,
+        SHOP_SYNC_INTERVAL_MS: '3600000',
+        ...fake.serviceEnv(),
       });
       const app = await buildApp(config, { database: await openDatabase({ databaseUrl: fresh.url, poolSize: 10 }), logger: pino({ level: 'silent' }) });
       apps.push(app);
