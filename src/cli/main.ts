@@ -1,4 +1,4 @@
-/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, listen, the simulated shop's commands (USAGE below). */
+/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, forward-text, listen, the simulated shop's commands (USAGE below). */
 import { parseArgs } from 'node:util';
 import { ServiceClient, bootstrap } from './client.ts';
 import { listen } from './listen.ts';
@@ -10,6 +10,7 @@ const USAGE = `Usage:
   npm run cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
   npm run cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
   npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--url URL]
+  npm run cli -- forward-text --token <notificationToken> --text "<the bank's text>" [--channel SMS|PUSH] [--sender <number or app>]
   npm run cli -- connect-simulated-shop --token <session token> --shop <name>
   npm run cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
   npm run cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]`;
@@ -30,6 +31,9 @@ const { values } = parseArgs({
     truncate: { type: 'string' },
     'forward-to': { type: 'string' },
     shop: { type: 'string' },
+    text: { type: 'string' },
+    channel: { type: 'string' },
+    sender: { type: 'string' },
     connection: { type: 'string' },
     order: { type: 'string' },
     'pay-within-hours': { type: 'string' },
@@ -60,6 +64,15 @@ try {
     const name = simulatedDepositorName(values.name, { bracket: values.bracket, bank: values.bank, truncate: values.truncate });
     const r = await client.deposit(values.token, { depositorName: name, amount: Number(values.amount), notificationId: values.id });
     console.log(JSON.stringify({ status: r.status, depositorName: name, ...r.body }, null, 2));
+    if (r.status >= 400) process.exit(1);
+  } else if (command === 'forward-text') {
+    // What a phone's forwarder does with a bank's text: POST /bank-texts, received now (README, Bank texts).
+    if (!values.token || !values.text || (values.channel && !['SMS', 'PUSH'].includes(values.channel))) usage();
+    const r = await client.request('POST', '/bank-texts', {
+      token: values.token,
+      body: { text: values.text!.replace(/\\n/g, '\n'), receivedAt: new Date().toISOString(), channel: values.channel ?? 'SMS', sender: values.sender ?? null },
+    });
+    console.log(JSON.stringify({ status: r.status, ...r.body }, null, 2));
     if (r.status >= 400) process.exit(1);
   } else if (command === 'connect-simulated-shop') {
     if (!values.token || !values.shop) usage();

@@ -19,6 +19,7 @@ import './node.query.ts';
 import './event/event.type.ts';
 import './settings/settings.type.ts';
 import './shop/shop.type.ts';
+import './bank-text/bank-text.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });
 

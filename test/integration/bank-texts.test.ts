@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { createApiKey } from '../helpers/credentials.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 
 /** A Shinhan deposit SMS (the issue's format) for `account`, at the current KST minute. */
@@ -85,6 +86,13 @@ describe(`forwarded bank texts on ${dbLabel}`, () => {
     expect(await t.app.deps.prisma.transaction.count({ where: { bankAccountId: m.bankAccount.id } })).toBe(before);
     const texts = await storedTexts();
     expect(texts.find((x) => x.id === unknown.body.bankTextId)).toMatchObject({ text: '오늘 저녁 7시에 만나요', outcome: 'UNRECOGNIZED', channel: 'SMS' });
+    // The merchant sees them (GraphQL bankTexts), by outcome; a key limited to another account sees none of them.
+    const seen = await t.client.gql(`{ bankTexts(outcomes: [UNRECOGNIZED, REFUSED]) { id outcome kind text bankAccountId } }`, {}, m.sessionToken);
+    expect(seen.bankTexts.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([unknown.body.bankTextId, otherAccount.body.bankTextId, otherBank.body.bankTextId]));
+    expect(seen.bankTexts.every((x: { outcome: string }) => ['UNRECOGNIZED', 'REFUSED'].includes(x.outcome))).toBe(true);
+    const other = await addVerifiedBankAccount(t.client, m.sessionToken, { alias: 'other' });
+    const limited = await createApiKey(t.client, m.sessionToken, { name: 'limited-to-other', bankAccountIds: [other.id] });
+    expect((await t.client.gql(`{ bankTexts { id } }`, {}, limited.secret)).bankTexts).toEqual([]);
   });
 
   it('refuses a bad token before reading the body, and a bad body in the bank envelope', async () => {

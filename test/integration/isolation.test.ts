@@ -73,6 +73,8 @@ interface Fixtures {
   emailId: string;
   /** A simulated shop connected to the owner's workspace (receiving on A), one of its orders (shop's id) and its import (sho_). */
   shop: { connectionId: string; orderNo: string; shopOrderId: string };
+  /** A text forwarded for account A (no parser understands it: stored as received). */
+  bankTextId: string;
   /** Values the principal must never receive. */
   forbidden: Record<Principal, Markers>;
 }
@@ -103,6 +105,7 @@ const OWNER = {
   rRevApi: { identifier: '01077770004', amount: 733_444 },
   keyNames: ['IsoReadOnlyKey', 'IsoLimitedKey', 'IsoDisabledKey', 'IsoVictimKey'],
   shopName: 'iso-owner-shop',
+  bankText: 'IsoBankTextMarker text',
   shopBuyer: 'IsoShopBuyer',
   shopAmount: 737_373,
 };
@@ -226,6 +229,11 @@ async function setUp(): Promise<Fixtures> {
   );
   f.shop = { connectionId: shopConnectionId, orderNo: placed.simulateShopOrder.order.id, shopOrderId: imported.shopConnection.orders[0].id };
 
+  // A forwarded bank text of account A.
+  const forwarded = await c.request('POST', '/bank-texts', { token: A.notificationToken, body: { text: OWNER.bankText, receivedAt: new Date().toISOString(), channel: 'SMS' } });
+  expect(forwarded.body.outcome).toBe('UNRECOGNIZED');
+  f.bankTextId = forwarded.body.bankTextId;
+
   // The other workspace has data of its own, so its lists are not trivially empty.
   await create({ bankAccountIds: [], customer: { name: 'IsoOtherInv' }, amount: 5_555 }, other.apiKey.secret);
   await c.deposit(other.bankAccount.notificationToken, { depositorName: 'IsoOtherDep', amount: 6_666 });
@@ -246,7 +254,7 @@ async function setUp(): Promise<Fixtures> {
     strings: [
       owner.accountId, owner.workspaceId, owner.email, owner.apiKey.id, A.id, A.number, B.id, B.number,
       iA, iAll, iB, iPaidAll, iBm, tA, tB, tBm, tAm, f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.rct.rRevApi, f.webhookId, f.app.id, f.eventId, f.emailId,
-      readOnly.id, limited.id, disabled.id, victim.id, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer,
+      readOnly.id, limited.id, disabled.id, victim.id, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer, f.bankTextId, OWNER.bankText,
       OWNER.person, OWNER.company, OWNER.aliasB, OWNER.hookPath, OWNER.appName, ...OWNER.keyNames,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iB.name, OWNER.iPaidAll.name, OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta,
@@ -262,7 +270,7 @@ async function setUp(): Promise<Fixtures> {
   // (its deposits' names, amounts, the account number) or of the all-accounts invoices.
   const outsideB: Markers = {
     strings: [
-      A.id, A.number, iA, iAll, tA, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer,
+      A.id, A.number, iA, iAll, tA, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer, f.bankTextId, OWNER.bankText,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta, OWNER.tA.name, OWNER.tAm.name,
     ],
@@ -643,6 +651,10 @@ const GQL_ROWS: GqlRow[] = [
   {
     field: 'viewer', query: `{ viewer { kind readOnly bankAccountIds apiKeyId account { id email name } workspace { id name ownerId paidEmailEnabled owner { email name } businessInfo { companyName } } } }`,
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.owner.workspaceId] }), limitedKey: OK({ sees: (f) => [f.B.id] }), ...GQL_DEAD },
+  },
+  {
+    field: 'bankTexts', query: `{ bankTexts { id bankAccountId text outcome reason transactionId } }`,
+    expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.bankTextId, OWNER.bankText] }), limitedKey: OK(), ...GQL_DEAD },
   },
   {
     field: 'shopConnections', query: `{ shopConnections { id shopId orders { id orderId invoice { id } } } }`,

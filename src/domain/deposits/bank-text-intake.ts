@@ -14,7 +14,10 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { BankAccount, BankText, Transaction } from '../../generated/prisma/client.ts';
 import { timestampSchema } from '../dates.ts';
+import type { Principal } from '../auth/principal.ts';
+import { requirePrincipal } from '../auth/rules.ts';
 import type { Deps } from '../deps.ts';
+import { clampedSize } from '../paging.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { fail, parseRequest } from '../request-schema.ts';
@@ -121,4 +124,24 @@ export async function ingestBankText(deps: Deps, token: string | null, raw: unkn
     receivedAt: parsed.occurredAt.toISOString(),
   });
   return { bankText: await store({ outcome: created ? 'DEPOSIT' : 'DUPLICATE', transactionId: transaction.id, ...read }), transaction };
+}
+
+export const BANK_TEXT_OUTCOMES = ['DEPOSIT', 'DUPLICATE', 'NOT_A_DEPOSIT', 'UNRECOGNIZED', 'REFUSED'] as const;
+
+/**
+ * bankTexts: the workspace's forwarded texts, newest first (at most `first`, 1-100, default 50), optionally of some
+ * outcomes; a key limited to some bank accounts sees those accounts' texts only.
+ */
+export async function listBankTexts(deps: Deps, principal: Principal | null, f: { outcomes?: readonly string[] | null; first?: number | null }): Promise<BankText[]> {
+  const p = requirePrincipal(principal);
+  const outcomes = (f.outcomes ?? []).filter((o): o is (typeof BANK_TEXT_OUTCOMES)[number] => (BANK_TEXT_OUTCOMES as readonly string[]).includes(o));
+  return deps.prisma.bankText.findMany({
+    where: {
+      workspaceId: p.workspaceId,
+      ...(p.bankAccountIds !== null ? { bankAccountId: { in: [...p.bankAccountIds] } } : {}),
+      ...(outcomes.length ? { outcome: { in: outcomes } } : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: clampedSize(f.first, 50),
+  });
 }
