@@ -1,12 +1,18 @@
 /**
  * Durable background jobs (the Job table): claimed with FOR UPDATE SKIP LOCKED (safe with several instances), run,
  * retried with backoff when a handler throws, given up after `maxAttempts`. A job survives a restart: a claim is a
- * lease (`lockedUntil`), so a job whose process died is picked up again when the lease runs out.
+ * lease (`lockedUntil`), so a job whose process died is picked up again when the lease runs out. A job renews its lease
+ * while it runs (a shop confirmation's worst case — a token refresh waited for, then several shop calls, each up to its
+ * time limit — is longer than a lease): no other instance claims a job that is still running, and a process that dies
+ * stops renewing.
  */
 import type { Logger } from 'pino';
 import type { Job, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from '../domain/clock.ts';
 import { LoopWorker } from './loop.ts';
+
+/** Lease renewals of one run stop after this long. */
+export const MAX_RENEWED_RUN_MS = 10 * 60_000;
 
 export interface JobHandler {
   run(payload: any, job: Job): Promise<void>;
@@ -54,7 +60,8 @@ export class JobRunner extends LoopWorker {
     return jobs.length;
   }
 
-  private async runJob(job: Job): Promise<void> {
+  /** Runs one claimed job (its lease renewed while it runs) and records the outcome. */
+  async runJob(job: Job): Promise<void> {
     const handler = this.handlers[job.kind];
     const now = () => this.clock.now();
     if (!handler) {
@@ -62,7 +69,7 @@ export class JobRunner extends LoopWorker {
       return;
     }
     try {
-      await handler.run(job.payload, job);
+      await this.withRenewedLease(job, () => handler.run(job.payload, job));
       await this.prisma.job.update({ where: { id: job.id }, data: { status: 'DONE', lockedUntil: null, lastError: null, updatedAt: now() } });
     } catch (e) {
       const max = handler.maxAttempts ?? 8;
@@ -82,4 +89,54 @@ export class JobRunner extends LoopWorker {
       }
     }
   }
+
+  /**
+   * Runs `fn` while renewing the job's lease: every third of a lease, the lease is pushed to now + a lease — only while
+   * it is still the one this run holds (a conditional update), so a lease lost anyway (the process stalled past it,
+   * another instance claimed the job) is never taken back. Stops when `fn` settles (a renewal under way is waited for,
+   * so none lands after the run) or after MAX_RENEWED_RUN_MS (every job's calls are bounded: a run this long is stuck).
+   */
+  private async withRenewedLease<T>(job: Job, fn: () => Promise<T>): Promise<T> {
+    if (!job.lockedUntil) return fn();
+    const started = this.clock.now().getTime();
+    let held = new Date(job.lockedUntil);
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let renewal: Promise<void> = Promise.resolve();
+    const renew = async () => {
+      const now = this.clock.now().getTime();
+      if (now - started > MAX_RENEWED_RUN_MS) {
+        this.log.warn({ job: job.id, runningMs: now - started }, 'job still running; its lease is no longer renewed');
+        return;
+      }
+      const next = new Date(now + this.opts.leaseMs);
+      try {
+        const renewed = await this.prisma.job.updateMany({ where: { id: job.id, status: 'PENDING', lockedUntil: held }, data: { lockedUntil: next } });
+        if (renewed.count === 0) {
+          this.log.warn({ job: job.id }, 'job lease lost while running; not renewed');
+          return;
+        }
+        held = next;
+      } catch (err) {
+        this.log.warn({ err, job: job.id }, 'job lease renewal failed; tried again');
+      }
+      schedule();
+    };
+    const schedule = () => {
+      if (stopped) return;
+      timer = setTimeout(() => {
+        if (!stopped) renewal = renew();
+      }, Math.max(100, Math.floor(this.opts.leaseMs / 3)));
+      timer.unref?.();
+    };
+    schedule();
+    try {
+      return await fn();
+    } finally {
+      stopped = true;
+      clearTimeout(timer);
+      await renewal;
+    }
+  }
 }
+

@@ -41,6 +41,7 @@ import { confirmShopOrder, SHOP_SYNC_LIMITS, ShopConfirmationPending, shopOrderI
 import { ShopApiError, type AwaitingOrder, type ShopAdapter, type ShopOrderStatus } from '../../src/domain/shops/shop-port.ts';
 import { runDueShopSyncs } from '../../src/domain/shops/shop-sync.ts';
 import { SIMULATED_AWAITING_MAX, withFreshId } from '../../src/domain/shops/simulated-orders.ts';
+import { JobRunner } from '../../src/events/job-runner.ts';
 import { shopJobs } from '../../src/events/shops/shop-jobs.ts';
 import { simulatedShop } from '../../src/events/shops/simulated-shop.ts';
 import type { ShopConnection, ShopOrder } from '../../src/generated/prisma/client.ts';
@@ -747,11 +748,12 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     const [o] = await orderRows(id);
     expect(o!.state).toBe('CONFIRMING');
     const [{ id: jobId }] = (await sql<{ id: string }>(`SELECT id FROM "Job" WHERE kind = 'shop.confirm' AND payload->>'shopOrderId' = $1`, [o!.id])) as [{ id: string }];
-    // Claimed as the job runner claims it, with a 2-second lease.
+    // Claimed as the job runner claims it, with a 2-second lease, and run by a job runner of that lease.
     const job = await deps.prisma.job.update({ where: { id: jobId }, data: { lockedUntil: new Date(Date.now() + 2000), attempts: { increment: 1 } } });
+    const runner = new JobRunner(deps.prisma, deps.clock, deps.log, shopJobs(deps), { pollMs: 1000, leaseMs: 2000, batch: 1 });
     let release!: () => void;
     s.confirmHold = new Promise<void>((r) => (release = r));
-    const running = shopJobs(deps)['shop.confirm']!.run({ shopOrderId: o!.id }, job);
+    const running = runner.runJob(job);
     try {
       await new Promise((r) => setTimeout(r, 3000));
       // What another instance's claim selects: nothing, the lease was renewed.
@@ -764,7 +766,8 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     }
     expect(s.confirmCalls).toBe(1);
     expect((await orderRows(id))[0]).toMatchObject({ state: 'CONFIRMED', confirmAttempts: 1 });
-    // Nothing renews the lease after the run.
+    // The runner recorded it done, and nothing renews the lease after the run.
+    expect((await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe('DONE');
     const ended = (await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).lockedUntil;
     await new Promise((r) => setTimeout(r, 1000));
     expect((await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).lockedUntil).toEqual(ended);
