@@ -52,38 +52,42 @@ export const BANK_ROUTES: RouteDoc[] = [
 
 const [route, textRoute] = BANK_ROUTES as [RouteDoc, RouteDoc];
 
-/** 201 {transactionId} for a new notification, 200 with the same id for a repeat; errors as {code, message, field?}. */
-export async function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
+/**
+ * One bank-feed request, authenticated by a bank account's notification token: the method, the bearer token and the
+ * JSON body checked, `ingest` run, its answer as JSON with the route's status (`created`: the first, else the second);
+ * errors as {code, message, field?}.
+ */
+async function bankFeed(
+  r: RouteDoc,
+  request: Request,
+  maxBodyBytes: number,
+  log: ErrorLog,
+  ingest: (token: string, body: unknown) => Promise<{ created: boolean; body: unknown }>,
+): Promise<Response> {
   try {
-    if (request.method !== route.method.toUpperCase()) throw new DomainError('METHOD_NOT_ALLOWED');
+    if (request.method !== r.method.toUpperCase()) throw new DomainError('METHOD_NOT_ALLOWED');
     const token = bearerToken(request.headers.get('authorization'));
     if (!token) throw new DomainError('UNAUTHENTICATED', { message: 'Send Authorization: Bearer <notificationToken>.' });
-    const body = await readJsonBody(request, maxBodyBytes);
-    const { transaction, created } = await ingestBankNotification(deps, token, body);
-    return json(created ? route.ok.status : route.ok.alsoStatus!.status, { transactionId: transaction.id });
+    const answer = await ingest(token, await readJsonBody(request, maxBodyBytes));
+    return json(answer.created ? r.ok.status : r.ok.alsoStatus!.status, answer.body);
   } catch (caught) {
     const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
     return answerError('bank', e, log);
   }
 }
 
-/** POST /bank-texts: 201 for a new deposit, 200 for any other outcome (every text is stored); errors as {code, message, field?}. */
-export async function handleBankText(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
-  try {
-    if (request.method !== textRoute.method.toUpperCase()) throw new DomainError('METHOD_NOT_ALLOWED');
-    const token = bearerToken(request.headers.get('authorization'));
-    if (!token) throw new DomainError('UNAUTHENTICATED', { message: 'Send Authorization: Bearer <notificationToken>.' });
-    const body = await readJsonBody(request, maxBodyBytes);
-    const { bankText } = await ingestBankText(deps, token, body);
-    return json(bankText.outcome === 'DEPOSIT' ? textRoute.ok.status : textRoute.ok.alsoStatus!.status, {
-      bankTextId: bankText.id,
-      outcome: bankText.outcome,
-      transactionId: bankText.transactionId,
-      kind: bankText.kind,
-      reason: bankText.reason,
-    });
-  } catch (caught) {
-    const e = isDomainError(caught) ? caught : (dateTimeRefusalError(caught) ?? caught);
-    return answerError('bank', e, log);
-  }
+/** POST /bank-notifications: 201 {transactionId} for a new notification, 200 with the same id for a repeat. */
+export function handleBankNotification(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
+  return bankFeed(route, request, maxBodyBytes, log, async (token, body) => {
+    const { transaction, created } = await ingestBankNotification(deps, token, body);
+    return { created, body: { transactionId: transaction.id } };
+  });
+}
+
+/** POST /bank-texts: 201 for a new deposit, 200 for any other outcome (every text is stored). */
+export function handleBankText(request: Request, deps: Deps, maxBodyBytes: number, log: ErrorLog): Promise<Response> {
+  return bankFeed(textRoute, request, maxBodyBytes, log, async (token, body) => {
+    const { bankText: t } = await ingestBankText(deps, token, body);
+    return { created: t.outcome === 'DEPOSIT', body: { bankTextId: t.id, outcome: t.outcome, transactionId: t.transactionId, kind: t.kind, reason: t.reason } };
+  });
 }
