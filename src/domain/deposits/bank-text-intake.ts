@@ -3,14 +3,9 @@
  * received, posted by a forwarder with the account's notification token. Every text is stored as received (BankText),
  * whatever it says; a deposit text of this account becomes a deposit through the same intake as a bank notification.
  *
- * The identity of a deposit announced by text: the account, the amount, the depositor name (its comparison key), the
- * minute, and the balance after it. The same deposit announced twice — by SMS and by push, or by a forwarder that
- * retries — has the same identity, which becomes the deposit's notificationId: stored once, under concurrency across
- * instances too (the unique notificationId of an account). Two genuine deposits of the same amount from the same name
- * in the same minute differ by their balance; a bank whose text shows no balance cannot tell them apart (then they are
- * one deposit: README).
+ * The deposit a text announces is stored once, whichever of its texts (SMS, push, a forwarder's retry) or the account's
+ * polled history tells first: see announced-deposits.ts for the identity and the rule.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { BankAccount, BankText, Transaction } from '../../generated/prisma/client.ts';
 import { timestampSchema } from '../dates.ts';
@@ -24,8 +19,7 @@ import { fail, parseRequest } from '../request-schema.ts';
 import { sha256Hex } from '../secrets.ts';
 import { accountMatchesMask } from './bank-texts/account-mask.ts';
 import { parseBankText, type BankTextParse } from './bank-texts/parse-bank-text.ts';
-import { depositNameKey } from './depositor-name.ts';
-import { ingestBankNotification } from './intake.ts';
+import { storeAnnouncedDeposit } from './announced-deposits.ts';
 
 /** The largest text stored (UTF-16 code units): what no phone sends; longer is refused, not stored. */
 export const MAX_STORED_TEXT = 20_000;
@@ -58,13 +52,6 @@ export interface BankTextIntake {
   bankText: BankText;
   /** The deposit it announced (new or already stored), for DEPOSIT and DUPLICATE. */
   transaction: Transaction | null;
-}
-
-/** The notificationId a deposit announced by text is stored under (see the header). */
-export function textDepositIdentity(accountId: string, d: { amount: number; depositorName: string; occurredAt: Date; balanceAfter: number | null }): string {
-  const minute = new Date(Math.floor(d.occurredAt.getTime() / 60_000) * 60_000).toISOString();
-  const key = [accountId, d.amount, depositNameKey(d.depositorName), minute, d.balanceAfter ?? ''].join('\u0001');
-  return `text:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
 /** Why a deposit text is not this account's, or null when it may be. */
@@ -117,12 +104,7 @@ export async function ingestBankText(deps: Deps, token: string | null, raw: unkn
   const refused = refusalFor(account, parsed);
   if (refused) return { bankText: await store({ outcome: 'REFUSED', ...refused, ...read }), transaction: null };
 
-  const { transaction, created } = await ingestBankNotification(deps, token, {
-    notificationId: textDepositIdentity(account.id, parsed),
-    depositorName: parsed.depositorName,
-    amount: parsed.amount,
-    receivedAt: parsed.occurredAt.toISOString(),
-  });
+  const { transaction, created } = await storeAnnouncedDeposit(deps, account, parsed, { source: 'TEXT', balanceAfter: parsed.balanceAfter });
   return { bankText: await store({ outcome: created ? 'DEPOSIT' : 'DUPLICATE', transactionId: transaction.id, ...read }), transaction };
 }
 

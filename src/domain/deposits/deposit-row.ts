@@ -32,8 +32,16 @@ export function truncationOf(account: BankAccount): number {
   return findBankProvider(account.provider)?.depositorNameLength ?? Number.POSITIVE_INFINITY;
 }
 
+/**
+ * How a deposit reached the service, beyond the notification's fields: by a forwarded text or the polled history
+ * (README, "Deposits by text and by history"), with the balance after it when the bank said. Absent: the bank
+ * notification feed.
+ */
+export type DepositOrigin = { source: 'TEXT'; balanceAfter: number | null } | { source: 'HISTORY'; balanceAfter: number | null; historyRowId: string };
+
 /** A new deposit row, unmatched, as it will be stored. Exported for tests. */
-export function newDeposit(account: BankAccount, n: BankNotification, now: Date, opts: { verification: boolean }): Transaction {
+export function newDeposit(account: BankAccount, n: BankNotification, now: Date, opts: { verification: boolean; origin?: DepositOrigin }): Transaction {
+  const origin = opts.origin;
   return {
     id: newId('transaction'),
     workspaceId: account.workspaceId,
@@ -50,6 +58,11 @@ export function newDeposit(account: BankAccount, n: BankNotification, now: Date,
     matchedAt: null,
     matchNote: null,
     receivedAt: n.receivedAt,
+    source: origin?.source ?? 'NOTIFICATION',
+    balanceAfter: origin?.balanceAfter ?? null,
+    textAnnouncedAt: origin?.source === 'TEXT' ? now : null,
+    historyRowId: origin?.source === 'HISTORY' ? origin.historyRowId : null,
+    historySeenAt: origin?.source === 'HISTORY' ? now : null,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -63,10 +76,13 @@ export function newDeposit(account: BankAccount, n: BankNotification, now: Date,
 export function depositInsertSql(s: SqlParams, d: Transaction, match?: { from: string; method: AutoMatchMethod; at: Date }): string {
   const now = s.p(d.createdAt.toISOString(), '::timestamptz');
   return `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText",
-                                hidden, verification, "matchNote", "receivedAt", "createdAt", "updatedAt", "matchedInvoiceId", "matchMethod", "matchedAt")
+                                hidden, verification, "matchNote", "receivedAt", source, "balanceAfter", "textAnnouncedAt", "historyRowId", "historySeenAt",
+                                "createdAt", "updatedAt", "matchedInvoiceId", "matchMethod", "matchedAt")
      SELECT ${s.p(d.id)}, ${s.p(d.workspaceId)}, ${s.p(d.bankAccountId)}, ${s.p(JSON.stringify(d.bankAccountSnapshot), '::jsonb')}, ${s.p(d.notificationId)},
             ${s.p(d.amount, '::int')}, ${s.p(d.description)}, ${s.p(d.searchText)}, ${s.p(d.hidden, '::boolean')}, ${s.p(d.verification, '::boolean')},
-            ${s.p(jsonOrNull(d.matchNote), '::jsonb')}, ${s.p(d.receivedAt.toISOString(), '::timestamptz')}, ${now}, ${now},
+            ${s.p(jsonOrNull(d.matchNote), '::jsonb')}, ${s.p(d.receivedAt.toISOString(), '::timestamptz')}, ${s.p(d.source, '::"DepositSource"')},
+            ${s.p(d.balanceAfter, '::float8')}, ${s.p(d.textAnnouncedAt?.toISOString() ?? null, '::timestamptz')}, ${s.p(d.historyRowId)},
+            ${s.p(d.historySeenAt?.toISOString() ?? null, '::timestamptz')}, ${now}, ${now},
             ${match ? `${match.from}.id, ${s.p(match.method, '::"MatchMethod"')}, ${s.p(match.at.toISOString(), '::timestamptz')} FROM ${match.from}` : 'NULL, NULL, NULL'}
      RETURNING *`;
 }

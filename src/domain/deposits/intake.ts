@@ -13,7 +13,7 @@ import { SqlParams } from '../sql.ts';
 import { parseBankNotification, type BankNotification } from './bank-notification.ts';
 import { exactCandidatesSql, matchCandidates } from './candidates.ts';
 import { paidByDeposit, paidEmailFor, type PaidEmailSettings } from './deposit-payment.ts';
-import { depositInsertSql, isVerificationDeposit, matchOutcomeOf, newDeposit, truncationOf } from './deposit-row.ts';
+import { depositInsertSql, isVerificationDeposit, matchOutcomeOf, newDeposit, truncationOf, type DepositOrigin } from './deposit-row.ts';
 import { depositNameKey } from './depositor-name.ts';
 import { matchDeposit, unmatchedNote } from './match-deposit.ts';
 import { matchedDepositWrites } from './matched-deposit-writer.ts';
@@ -117,12 +117,20 @@ async function storeDepositInOneStatement(
 
 /**
  * Stores a new deposit in the caller's transaction: a verification deposit is stored hidden, never matched, and
- * verifies its account; any other deposit on a verified, active account is matched (matchDeposit).
+ * verifies its account; any other deposit on a verified, active account is matched (matchDeposit). `origin`: a
+ * deposit announced by a text or found in the history (announced-deposits.ts).
  */
-async function storeDeposit(q: RawQuery, account: BankAccount, n: BankNotification, now: Date, lostCandidateId?: string): Promise<Transaction> {
+export async function storeDeposit(
+  q: RawQuery,
+  account: BankAccount,
+  n: BankNotification,
+  now: Date,
+  lostCandidateId?: string,
+  origin?: DepositOrigin,
+): Promise<Transaction> {
   const isVerification = isVerificationDeposit(account, n);
   const s = new SqlParams();
-  const [trx] = await q<Transaction>(depositInsertSql(s, newDeposit(account, n, now, { verification: isVerification })), s.values);
+  const [trx] = await q<Transaction>(depositInsertSql(s, newDeposit(account, n, now, { verification: isVerification, origin })), s.values);
   if (!trx) throw new Error('deposit insert returned nothing');
   if (isVerification) {
     if (!account.verifiedAt) {
