@@ -116,6 +116,8 @@ export const OPS = {
   deleteInvoice: mutation('$id: ID!', 'deleteInvoice(id: $id)', 'InvoicePayload', 'invoice { id }'),
   transaction: `query($id: ID!) { transaction(id: $id) { ${TRANSACTION_FIELDS} } }`,
   transactions: page('transactionPage', 'TransactionFilter', TRANSACTION_FIELDS),
+  // A fixed-payload mutation of the dashboard contract: its refusals are GraphQL errors, not a result union.
+  matchTransaction: `mutation($input: MatchTransactionInput!) { matchTransaction(input: $input) { transaction { ${TRANSACTION_FIELDS} } } }`,
   issueCashReceipt: mutation('$input: IssueCashReceiptInput!', 'issueCashReceipt(input: $input)', 'CashReceiptPayload', `cashReceipt { ${CASH_RECEIPT_FIELDS} }`),
   cashReceipt: `query($id: ID!) { cashReceipt(id: $id) { ${CASH_RECEIPT_FIELDS} } }`,
   cashReceipts: page('cashReceiptPage', 'CashReceiptFilter', CASH_RECEIPT_FIELDS),

@@ -19,13 +19,14 @@ export function v2ErrorData(e: DomainError, ownerId: string | null): unknown {
   return null;
 }
 
-const INVALID_ID: Partial<Record<PathIdKind, ErrorCode>> = { invoice: 'INVALID_INVOICE_ID', cashReceipt: 'INVALID_CASH_RECEIPT_ID' };
+// The spec has no id-format code for deposits: a malformed one names no deposit (404 20016, as in the domain and v1).
+const INVALID_ID: Record<PathIdKind, ErrorCode> = { invoice: 'INVALID_INVOICE_ID', transaction: 'TRANSACTION_NOT_FOUND', cashReceipt: 'INVALID_CASH_RECEIPT_ID' };
 
 export const handleV2 = faceHandler<V2Context>(v2Routes, {
   face: 'v2',
-  // A v2 path id must have its kind's form (spec: 220001 / 240001 for a malformed id).
+  // A v2 path id must have its kind's form (spec: 220001 / 240001 for a malformed id; a deposit's: 20016).
   pathId: (raw, kind) => {
-    if (!isId(kind, raw)) throw new DomainError(INVALID_ID[kind] ?? 'ROUTE_NOT_FOUND');
+    if (!isId(kind, raw)) throw new DomainError(INVALID_ID[kind]);
     return raw;
   },
   errorData: (e, ctx) => v2ErrorData(e, ctx.principal?.workspaceOwnerId ?? null),

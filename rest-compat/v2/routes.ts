@@ -12,17 +12,18 @@ import {
   reissueRequestSchema,
   sendEmailRequestSchema,
 } from '../../src/domain/cash-receipts/requests.ts';
+import { matchTransactionRequestSchema, parseMatchTransactionRequest } from '../../src/domain/deposits/dashboard-operations.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { cancelInvoiceRequestSchema, parseCancelInvoiceRequest } from '../../src/domain/invoices/invoice-input.ts';
 import { invoiceChangesSchema, parseInvoiceChanges } from '../../src/domain/invoices/update-invoice.ts';
 import { limitSchema, offsetSchema, parseOffsetPage } from '../../src/domain/paging.ts';
-import { V2CashReceipt, V2Invoice, V2InvoiceWithHistory } from '../openapi/components.ts';
+import { V2CashReceipt, V2Invoice, V2InvoiceWithHistory, V2Transaction } from '../openapi/components.ts';
 import { BODY, dates, INVOICE_BY_ID, INVOICE_FIELDS, LIST, READ, RECEIPT_BY_ID, RECEIVING_ACCOUNTS, refusals, search, v2Done, v2ListOk, v2Ok, WRITE } from '../openapi/route-parts.ts';
-import { OPS, type GqlCashReceipt, type InvoiceView, type Page } from '../shared/graphql.ts';
+import { OPS, type GqlCashReceipt, type GqlTransaction, type InvoiceView, type Page } from '../shared/graphql.ts';
 import { RouteTable } from '../shared/http.ts';
 import type { Call, FaceContext, GraphQLRoute } from '../shared/route.ts';
 import { INVOICE_STATUSES } from '../shared/statuses.ts';
-import { V2_EXPIRES_AT, v2CashReceipt, v2Invoice } from './wire.ts';
+import { V2_EXPIRES_AT, v2CashReceipt, v2Invoice, v2Transaction } from './wire.ts';
 
 export type V2Context = FaceContext;
 type Route = GraphQLRoute<V2Context>;
@@ -140,6 +141,37 @@ const invoices: Route[] = [
   },
 ];
 
+const transactions: Route[] = [
+  {
+    method: 'post',
+    path: '/v2/transactions/{id}/match',
+    operationId: 'v2MatchTransaction',
+    summary: 'Match a deposit to an invoice by hand',
+    description:
+      'The deposit pays the invoice: `matchMethod` MANUAL, the invoice (pending or expired) becomes PAID and `invoice.paid` is emitted with `trigger: "DEPOSIT"`, as when a deposit matches by itself (cash receipt, paid e-mail, shop order confirmation). The same rules as the dashboard match (GraphQL `matchTransaction`): a deposit already matched is 220030, a 1-won verification deposit 220032, an invoice paid or canceled 220011. A key limited to bank accounts needs a deposit to one of them and an invoice whose receiving accounts are all of them (80002; never an all-accounts invoice). Un-matching stays a dashboard operation.',
+    tag: 'v2 transactions',
+    face: 'v2',
+    write: true,
+    pathId: 'transaction',
+    body: { schema: matchTransactionRequestSchema.meta({ id: 'MatchTransactionRequest', description: 'POST /v2/transactions/{id}/match: the invoice the deposit pays.' }), required: true },
+    ok: v2Ok('The matched deposit.', 'V2TransactionResponse', V2Transaction, 'One deposit.'),
+    errorCodes: [
+      ...WRITE,
+      ...BODY,
+      'TRANSACTION_NOT_FOUND',
+      'FOREIGN_TRANSACTION',
+      'OUT_OF_SCOPE',
+      ...INVOICE_BY_ID,
+      'TRANSACTION_ALREADY_MATCHED',
+      'TRANSACTION_NOT_MATCHABLE',
+      ...refusals('MARK_AS_PAID'),
+    ],
+    operation: OPS.matchTransaction,
+    variables: ({ id, body }) => ({ input: { transactionId: id, invoiceId: parseMatchTransactionRequest(body).invoiceId } }),
+    render: (r: { matchTransaction: { transaction: GqlTransaction } }, call) => ({ data: v2Transaction(r.matchTransaction.transaction, call.principal.workspaceOwnerId) }),
+  },
+];
+
 const cashReceipts: Route[] = [
   {
     method: 'get',
@@ -216,5 +248,5 @@ const cashReceipts: Route[] = [
 ];
 
 /** Every v2 route, in the document's order (the OAuth app endpoints are ./oauth.ts's). */
-export const V2_ROUTES: Route[] = [...invoices, ...cashReceipts];
+export const V2_ROUTES: Route[] = [...invoices, ...transactions, ...cashReceipts];
 export const v2Routes = new RouteTable(V2_ROUTES);

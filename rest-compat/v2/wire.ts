@@ -1,13 +1,14 @@
 /**
  * The v2 wire format (spec: Invoice object (v2)): Unix-second timestamps, `number`, `status` (PENDING, EXPIRED, PAID,
- * CANCELED — PAID is our name for the paid status the spec leaves unnamed), `history` only on single reads.
+ * CANCELED — PAID is our name for the paid status the spec leaves unnamed), `history` only on single reads. The
+ * deposit (not shown in the spec's v2) has the v1 transaction's fields, its times in Unix seconds.
  */
 
 import { z } from 'zod';
 import { fromUnixSeconds } from '../../src/domain/dates.ts';
 import type { ExpiresAtWire } from '../../src/domain/invoices/update-invoice.ts';
 import { fail } from '../../src/domain/request-schema.ts';
-import type { GqlCashReceipt, InvoiceView } from '../shared/graphql.ts';
+import type { GqlCashReceipt, GqlTransaction, InvoiceView } from '../shared/graphql.ts';
 
 // The webhook payloads render an invoice snapshot with this face's invoice object.
 export type { InvoiceView };
@@ -49,6 +50,34 @@ export function v2Invoice(i: InvoiceView) {
     createdAt: v2Time(i.createdAt),
     updatedAt: v2Time(i.updatedAt),
     ...(i.history ? { history: i.history.map((h) => ({ type: h.type, actor: h.actor ?? null, data: h.data ?? null, createdAt: v2Time(h.createdAt) })) } : {}),
+  };
+}
+
+/** The v2 deposit (transaction) object: the v1 transaction's fields in its order, timestamps in Unix seconds. */
+export function v2Transaction(t: GqlTransaction, ownerId: string) {
+  return {
+    id: t.id,
+    bankAccount: {
+      id: t.bankAccount.id,
+      active: t.bankAccount.active,
+      ownerId,
+      alias: t.bankAccount.alias,
+      provider: t.bankAccount.provider,
+      type: t.bankAccount.type,
+      number: t.bankAccount.number,
+      createdAt: v2Time(t.bankAccount.createdAt),
+      verifiedAt: v2Time(t.bankAccount.verifiedAt),
+      deletedAt: null,
+    },
+    matchedInvoiceId: t.matchedInvoiceId,
+    matchMethod: t.matchMethod,
+    amount: t.amount,
+    description: t.description,
+    hidden: t.hidden,
+    receivedAt: v2Time(t.receivedAt),
+    matchedAt: v2Time(t.matchedAt),
+    createdAt: v2Time(t.createdAt),
+    deletedAt: null,
   };
 }
 

@@ -1,33 +1,62 @@
-/** The dashboard's deposit operations (contract: matchTransaction, unmatchTransaction, setTransactionHidden). */
+/**
+ * The deposit operations of the dashboard contract (matchTransaction, unmatchTransaction, setTransactionHidden). The
+ * match is also an API operation (GraphQL with an API key or OAuth token, POST /v2/transactions/{id}/match); un-matching
+ * and hiding stay dashboard operations (spec: "dashboard un-match of the deposit (not an API call)").
+ */
+import { z } from 'zod';
 import { noteShopPaymentWithdrawn } from '../shops/shop-orders.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
-import { actorOf, assertCanWrite, requireSession } from '../auth/rules.ts';
+import { actorOf, assertCanWrite, requirePrincipal, requireSession } from '../auth/rules.ts';
 import { inTransaction, rawOf, type Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { ID_PREFIXES } from '../ids.ts';
 import { addHistory } from '../invoices/history.ts';
 import { findConflictingInvoice, invoiceEvent, loadInvoiceFor } from '../invoices/invoices.ts';
 import { applyInvoiceTransition, mayStartFrom } from '../invoices/invoice-state.ts';
+import { fail, optionalBody, parseRequest } from '../request-schema.ts';
 import { afterDepositPaid } from './deposit-payment.ts';
 import { isVerificationDeposit } from './deposit-row.ts';
 import { loadTransactionFor } from './transaction-reads.ts';
 
 /**
- * matchTransaction (dashboard): links an unmatched deposit to a pending or expired invoice of the same workspace,
- * method MANUAL; the invoice becomes paid (trigger DEPOSIT) and invoice.paid is emitted.
+ * The match request of the API (POST /v2/transactions/{id}/match): `invoiceId` required (missing → BAD_REQUEST, v2
+ * 30007), an invoice id in form (else INVALID_INVOICE_ID, v2 220001).
+ */
+export const matchTransactionRequestSchema = optionalBody({
+  invoiceId: z
+    .string({ error: (iss) => (iss.input === undefined || iss.input === null ? fail('BAD_REQUEST', 'invoiceId is required.') : fail('INVALID_INVOICE_ID')) })
+    .regex(new RegExp(`^${ID_PREFIXES.invoice}[a-z0-9]{24}$`), { error: fail('INVALID_INVOICE_ID') })
+    .meta({ description: 'The invoice (`ivc_...`) the deposit pays: a pending or expired invoice of the workspace.', examples: [`${ID_PREFIXES.invoice}${'0'.repeat(24)}`] }),
+});
+
+/** Parses a match request: the invoice id the deposit pays. */
+export function parseMatchTransactionRequest(raw: unknown): { invoiceId: string } {
+  return parseRequest(matchTransactionRequestSchema, raw);
+}
+
+/**
+ * matchTransaction (dashboard, GraphQL with a key or token, POST /v2/transactions/{id}/match): links an unmatched deposit
+ * to a pending or expired invoice of the same workspace, method MANUAL; the invoice becomes paid (trigger DEPOSIT) and
+ * invoice.paid is emitted. Who may: as mark-as-paid — any writer (a read-only key: READ_ONLY_KEY); a key limited to
+ * bank accounts only a deposit to one of them and an invoice whose accounts are all of them (spec: account-limited
+ * keys, "read, mark paid"; OUT_OF_SCOPE). The deposit need not have reached one of the invoice's receiving accounts:
+ * matching by hand is how a buyer who paid into the merchant's other account is settled.
  */
 export async function matchTransactionManually(deps: Deps, principal: Principal | null, transactionId: unknown, invoiceId: unknown) {
-  const p = requireSession(principal);
+  const p = requirePrincipal(principal);
+  assertCanWrite(p);
   return inTransaction(deps, async (tx) => {
+    // Who may handle both first (not found, another workspace's, outside the key's accounts), then their states.
     const trx = await loadTransactionFor(tx, p, transactionId);
+    const invoice = await loadInvoiceFor(tx, p, invoiceId);
     if (trx.matchedInvoiceId) throw new DomainError('TRANSACTION_ALREADY_MATCHED');
     const account = await tx.bankAccount.findUniqueOrThrow({ where: { id: trx.bankAccountId }, select: { verificationCode: true } });
     // The flag, and the rule itself for a deposit stored before the rule covered verified accounts.
     if (trx.verification || isVerificationDeposit(account, { amount: trx.amount, depositorName: trx.description })) {
       throw new DomainError('TRANSACTION_NOT_MATCHABLE', { message: 'A 1-won verification deposit cannot pay an invoice.' });
     }
-    const invoice = await loadInvoiceFor(tx, p, invoiceId);
     const now = deps.clock.now();
     const paid = await applyInvoiceTransition(tx, invoice, 'MARK_AS_PAID', now, { paidAt: now, paidTrigger: 'DEPOSIT' });
     // Link the deposit only if it is still unmatched (the row lock makes two manual matches of one deposit take turns).

@@ -1,4 +1,4 @@
-/** The Transaction (deposit, trx_) type, its reads, and the dashboard operations on it. */
+/** The Transaction (deposit, trx_) type, its reads, the match by hand (dashboard or API) and the dashboard operations on it. */
 import { invoiceInScope } from '../../domain/auth/rules.ts';
 import type { bankAccountSnapshot } from '../../domain/bank-accounts/bank-accounts.ts';
 import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
@@ -132,8 +132,9 @@ const MatchTransactionInput = builder.inputType('MatchTransactionInput', {
 builder.mutationField('matchTransaction', (t) =>
   t.field({
     type: TransactionPayload,
-    description: 'Dashboard: matches a deposit to an invoice by hand (matchMethod MANUAL); the invoice becomes paid.',
-    authScopes: { dashboard: true },
+    description:
+      'Matches a deposit to an invoice by hand (matchMethod MANUAL): the invoice, pending or expired, becomes paid (trigger DEPOSIT) and invoice.paid is emitted. A dashboard session, an API key or an OAuth token (also POST /v2/transactions/{id}/match); a read-only key is refused (READ_ONLY_KEY), and a key limited to bank accounts needs a deposit to one of them and an invoice whose receiving accounts are all of them (OUT_OF_SCOPE; never an all-accounts invoice). Refusals are GraphQL errors: TRANSACTION_NOT_FOUND, INVOICE_NOT_FOUND, TRANSACTION_ALREADY_MATCHED, TRANSACTION_NOT_MATCHABLE (a 1-won verification deposit), INVOICE_ALREADY_PAID, INVOICE_CANCELED.',
+    authScopes: { authenticated: true },
     args: { input: t.arg({ type: MatchTransactionInput, required: true, description: 'Deposit and invoice.' }) },
     resolve: (_root, { input }, ctx) => matchTransactionManually(ctx.deps, ctx.principal, input.transactionId, input.invoiceId),
   }),
