@@ -2,12 +2,14 @@
  * The webhook payloads (rest-compat/shared/webhook-payloads.ts) for the OpenAPI 3.1 `webhooks` section: one envelope
  * `{id, type, createdAt, workspaceId, data}` whose invoice and deposit are in the wire format of the webhook's
  * version — v1 objects and timestamps for V1 webhooks, v2 objects and Unix seconds for V2 webhooks. Every event type a
- * webhook receives (src/domain/webhooks/routing.ts) is here, the shop_order events (V2 only) among them.
+ * webhook receives (src/domain/webhooks/routing.ts) is here, the shop_order events and transaction.received (V2 only)
+ * among them.
  */
 import { z } from 'zod';
 import { RECEIPT_STATUSES } from '../../src/domain/cash-receipts/reads.ts';
 import { SHOP_PLATFORMS } from '../../src/domain/shops/shop-port.ts';
-import { ShopOrderState } from '../../src/generated/prisma/enums.ts';
+import { DEPOSIT_UNMATCHED_REASONS, type DepositUnmatchedReason } from '../../src/domain/deposits/deposit-row.ts';
+import { DepositSource, ShopOrderState } from '../../src/generated/prisma/enums.ts';
 import { RECEIPT_KINDS } from '../shared/statuses.ts';
 import { V1_TIME_PATTERN, V1Invoice, V1Transaction, V2Invoice, idOf } from './components.ts';
 
@@ -42,6 +44,35 @@ const V2Transaction = z
     createdAt: unixSeconds,
   })
   .meta({ id: 'V2WebhookTransaction', description: 'A deposit in a V2 webhook payload.' });
+
+/** The deposit of a transaction.received (V2 webhooks): the invoice.paid deposit, and how it reached the service. */
+const V2ReceivedTransaction = V2Transaction.extend({
+  source: z.enum(Object.values(DepositSource)).meta({ description: 'NOTIFICATION (POST /bank-notifications), TEXT (a forwarded deposit text, POST /bank-texts) or HISTORY (the account\'s history).' }),
+}).meta({ id: 'V2WebhookReceivedTransaction', description: 'A deposit in a V2 transaction.received payload.' });
+
+/** What became of a deposit as it was stored (src/domain/deposits/deposit-row.ts, depositMatchOutcome). */
+const DepositMatch = z
+  .discriminatedUnion('status', [
+    z
+      .object({
+        status: z.literal('MATCHED'),
+        invoiceId: idOf('invoice', 'The invoice it paid (its invoice.paid follows this event).'),
+        method: z.string().meta({ description: 'EXACT, BRACKET_REMOVAL or NAME_PREFIX (new values may appear).', examples: ['EXACT'] }),
+      })
+      .meta({ id: 'WebhookDepositMatched', description: 'The deposit paid an invoice.' }),
+    z
+      .object({
+        status: z.literal('UNMATCHED'),
+        reason: z.enum(Object.keys(DEPOSIT_UNMATCHED_REASONS) as [DepositUnmatchedReason, ...DepositUnmatchedReason[]]).meta({
+          description: Object.entries(DEPOSIT_UNMATCHED_REASONS)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(' '),
+        }),
+        candidateInvoiceIds: z.array(idOf('invoice')).meta({ description: 'The invoices it could pay (AMBIGUOUS, TOO_MANY_CANDIDATES, ALREADY_PAID), for a match by hand; empty for the other reasons.' }),
+      })
+      .meta({ id: 'WebhookDepositUnmatched', description: 'The deposit paid no invoice: why, and what it could have paid.' }),
+  ])
+  .meta({ id: 'WebhookDepositMatch', description: 'The match outcome when the deposit was stored.' });
 
 /** A cash receipt as the receipt events carry it (the stored record, ISO 8601 timestamps). */
 const ReceiptSnapshot = z
@@ -176,6 +207,20 @@ export const WEBHOOK_EVENTS: WebhookEvent[] = [
         'shop_order.attention_needed',
         data({ invoice: V2Invoice, shopOrder: WebhookShopOrder }),
         'shop_order.attention_needed to a V2 webhook.',
+      ),
+    ],
+  },
+  {
+    type: 'transaction.received',
+    summary:
+      'A deposit was stored — from a bank notification, a forwarded deposit text or the account history — with its match outcome (V2 webhooks). A matched deposit\'s invoice.paid follows it. Not for 1-won verification deposits, and once per deposit however often it is announced.',
+    payloads: [
+      envelope(
+        'V2TransactionReceivedEvent',
+        'V2',
+        'transaction.received',
+        data({ transaction: V2ReceivedTransaction, match: DepositMatch }),
+        'transaction.received to a V2 webhook.',
       ),
     ],
   },

@@ -1,8 +1,9 @@
 /**
  * Webhook payloads, one envelope for both versions: { id, type, createdAt, workspaceId, data: { invoice, trigger?,
- * transaction?, shopOrder?, ... } }, the objects and timestamps in the webhook version's wire format; `trigger` on
- * invoice.paid, `shopOrder` on the shop_order events (V2 only; its `confirmedAt` in Unix seconds like every v2 time).
- * Other data keys are copied through.
+ * transaction?, shopOrder?, match?, ... } }, the objects and timestamps in the webhook version's wire format; `trigger`
+ * on invoice.paid, `shopOrder` on the shop_order events (V2 only; its `confirmedAt` in Unix seconds like every v2
+ * time); transaction.received (V2 only) carries the deposit (the invoice.paid deposit plus its `source`) and its
+ * `match` outcome. Other data keys are copied through.
  */
 import type { Event } from '../../src/generated/prisma/client.ts';
 import { webhookEventType, type WebhookVersionName } from '../../src/domain/webhooks/routing.ts';
@@ -17,7 +18,7 @@ interface InvoiceSnapshot extends InvoiceView {
 interface EventData {
   invoice?: InvoiceSnapshot;
   trigger?: string;
-  transaction?: (GqlTransaction & { bankAccount: GqlTransaction['bankAccount'] & { ownerId?: string } }) | null;
+  transaction?: (GqlTransaction & { bankAccount: GqlTransaction['bankAccount'] & { ownerId?: string }; source?: string }) | null;
   reason?: string | null;
   /** The shop_order events' order (src/domain/shops/shop-orders.ts, shopOrderSnapshot): `confirmedAt` ISO 8601. */
   shopOrder?: { confirmedAt?: string | null; [k: string]: unknown } | null;
@@ -39,6 +40,10 @@ export function webhookPayload(event: Pick<Event, 'id' | 'type' | 'workspaceId' 
   if (event.type === 'invoice.paid') {
     data.trigger = d.trigger ?? null;
     data.transaction = d.transaction ? (version === 'V1' ? v1Transaction(d.transaction, ownerId) : v2TransactionFromSnapshot(d.transaction)) : null;
+  }
+  if (event.type === 'transaction.received' && d.transaction) {
+    // V2 only (routing.ts): the deposit as invoice.paid shows it, and how it arrived; `match` is copied through.
+    data.transaction = { ...v2TransactionFromSnapshot(d.transaction), source: d.transaction.source ?? null };
   }
   if (event.type === 'invoice.canceled' || event.type === 'invoice.deleted') data.reason = d.reason ?? null;
   if (d.shopOrder) data.shopOrder = { ...d.shopOrder, confirmedAt: version === 'V1' ? v1Time(d.shopOrder.confirmedAt) : v2Time(d.shopOrder.confirmedAt) };

@@ -19,7 +19,10 @@
  *  - one event per state change: every invoice has exactly one `created` history line and one invoice.created event;
  *    history lines paid/canceled/deleted/updated/unmatched and events invoice.paid/canceled/deleted/updated/unpaid
  *    come in equal numbers per invoice; per workspace the event sequence is gap-free (1..eventSeq) and invoice
- *    numbers are 1..invoiceSeq; every event's invoice exists.
+ *    numbers are 1..invoiceSeq; every event's invoice exists;
+ *  - one transaction.received per deposit: every deposit but a verification deposit has exactly one, naming it and
+ *    recorded with its account (so one written with the deposit, in its transaction, and none for a rolled-back or
+ *    repeated one); a verification deposit has none; none names a deposit that does not exist.
  *
  * Event types and history types are those written by src/domain (events/outbox.ts EVENT_TYPES; addHistory callers).
  */
@@ -246,6 +249,25 @@ async function checkAll(sql: QueryLike, opts: InvariantOptions): Promise<string[
     ws,
   )) {
     fail('event subjects exist', `event ${r.id} (${r.type}) in workspace ${r.workspaceId} for an invoice of ${r.invoiceWorkspaceId}`);
+  }
+
+  // ── Deposits and their transaction.received events ──
+  for (const r of await rows<{ id: string; deposit: string | null; verification: boolean | null; events: number; ownAccount: number }>(
+    sql,
+    `WITH received AS (
+       SELECT data->'transaction'->>'id' AS id, count(*)::int AS events,
+              count(*) FILTER (WHERE "bankAccountIds" = ARRAY[data->'transaction'->'bankAccount'->>'id'])::int AS "ownAccount"
+         FROM "Event" WHERE type = 'transaction.received' AND ${inWs()} GROUP BY 1
+     )
+     SELECT coalesce(t.id, r.id) AS id, t.id AS deposit, t.verification, coalesce(r.events, 0) AS events, coalesce(r."ownAccount", 0) AS "ownAccount"
+       FROM (SELECT id, verification, "bankAccountId" FROM "Transaction" WHERE ${inWs()}) t
+       FULL JOIN received r ON r.id = t.id
+      WHERE t.id IS NULL OR coalesce(r.events, 0) <> (CASE WHEN t.verification THEN 0 ELSE 1 END) OR coalesce(r."ownAccount", 0) <> coalesce(r.events, 0)`,
+    ws,
+  )) {
+    if (r.deposit === null) fail('one transaction.received per deposit', `${r.events} transaction.received events name ${r.id}, which is no deposit`);
+    else if (r.ownAccount !== r.events) fail('one transaction.received per deposit', `${r.id}: a transaction.received recorded with other accounts than the deposit's`);
+    else fail('one transaction.received per deposit', `${r.verification ? 'verification deposit' : 'deposit'} ${r.id}: ${r.events} transaction.received events`);
   }
 
   // ── Cash receipts ──

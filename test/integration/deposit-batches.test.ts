@@ -73,19 +73,22 @@ describe(`matched deposits written together on ${dbLabel}`, () => {
       [ids],
     );
     expect(history.filter((h) => h.trigger === 'DEPOSIT').map((h) => h.invoiceId).sort()).toEqual([ids[0], ids[2]].sort());
-    const events = await t.app.db.sql.query<{ id: string; invoiceId: string; sequence: string }>(
-      `SELECT id, "invoiceId", sequence::text FROM "Event" WHERE "workspaceId" = $1 AND sequence > $2::bigint ORDER BY sequence`,
+    const events = await t.app.db.sql.query<{ id: string; type: string; invoiceId: string; sequence: string }>(
+      `SELECT id, type, "invoiceId", sequence::text FROM "Event" e WHERE "workspaceId" = $1 AND e.sequence > $2::bigint ORDER BY e.sequence`,
       [m.workspaceId, before],
     );
     const lower = [ids[0], ids[2]].sort();
-    expect(events.map((e) => [e.invoiceId, Number(e.sequence) - Number(before)])).toEqual([
-      [lower[0], 1],
-      [lower[1], 2],
+    // Each stored deposit's transaction.received, then its invoice.paid.
+    expect(events.map((e) => [e.type, e.invoiceId, Number(e.sequence) - Number(before)])).toEqual([
+      ['transaction.received', lower[0], 1],
+      ['invoice.paid', lower[0], 2],
+      ['transaction.received', lower[1], 3],
+      ['invoice.paid', lower[1], 4],
     ]);
     const [{ eventSeq: after }] = await t.app.db.sql.query<{ eventSeq: string }>(`SELECT "eventSeq"::text AS "eventSeq" FROM "Workspace" WHERE id = $1`, [m.workspaceId]);
-    expect(Number(after) - Number(before)).toBe(2);
+    expect(Number(after) - Number(before)).toBe(4);
 
-    expect(told.map((e) => [e.id, e.sequence, e.type, e.invoiceId, (e.invoice as { status?: string }).status])).toEqual(events.map((e) => [e.id, e.sequence, 'invoice.paid', e.invoiceId, 'PAID']));
+    expect(told.map((e) => [e.id, e.sequence, e.type, e.invoiceId, (e.invoice as { status?: string }).status])).toEqual(events.map((e) => [e.id, e.sequence, e.type, e.invoiceId, 'PAID']));
     expect(jobsWoken).toBe(0); // no e-mail was queued
     expect(await checkInvariants(t.app.db.sql)).toEqual([]);
   });

@@ -30,7 +30,7 @@ describe(`webhook payloads against /openapi.json on ${dbLabel}`, () => {
     await rx.stop();
   });
 
-  it('every event of both versions validates: created, paid (deposit and API call), updated, canceled/deleted, receipt issued and failed', async () => {
+  it('every event of both versions validates: created, paid (deposit and API call), updated, canceled/deleted, receipt issued and failed, transaction received (matched and unmatched)', async () => {
     const key = m.apiKey.secret;
     const create = async (name: string, amount: number, extra: Record<string, unknown> = {}) => {
       const r = await t.client.request('POST', '/v1/invoices', { token: key, body: { bankAccountIds: [], customer: { name }, amount, expireAfter: '1d', ...extra } });
@@ -48,8 +48,21 @@ describe(`webhook payloads against /openapi.json on ${dbLabel}`, () => {
     expect((await t.client.request('PATCH', `/v2/invoices/${changed}`, { token: key, body: { amount: 1301 } })).status).toBe(200);
     expect((await t.client.request('POST', `/v2/invoices/${changed}/cancel`, { token: key, body: { reason: 'test' } })).status).toBe(200);
 
-    const expected = ['invoice.created', 'invoice.paid', 'invoice.updated', 'invoice.canceled', 'invoice.deleted', 'receipt.issued', 'receipt.failed'];
-    await rx.waitFor((all) => expected.every((type) => all.some((r) => r.json?.type === type)) && all.filter((r) => r.json?.type === 'invoice.paid').length >= 4, 30_000);
+    // transaction.received (V2 only): matched (the deposit above) and unmatched — AMBIGUOUS between two invoices, and
+    // NO_CANDIDATE.
+    await create('웹훅모호(1)', 1400);
+    await create('웹훅모호(2)', 1400);
+    expect((await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '웹훅모호', amount: 1400 })).status).toBe(201);
+    expect((await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '아무도아님', amount: 1500 })).status).toBe(201);
+
+    const expected = ['invoice.created', 'invoice.paid', 'invoice.updated', 'invoice.canceled', 'invoice.deleted', 'receipt.issued', 'receipt.failed', 'transaction.received'];
+    await rx.waitFor(
+      (all) =>
+        expected.every((type) => all.some((r) => r.json?.type === type)) &&
+        all.filter((r) => r.json?.type === 'invoice.paid').length >= 4 &&
+        all.filter((r) => r.json?.type === 'transaction.received').length >= 3,
+      30_000,
+    );
     const types = new Set<string>();
     for (const r of rx.received) {
       checkWebhookPayload(r.json);
@@ -60,6 +73,14 @@ describe(`webhook payloads against /openapi.json on ${dbLabel}`, () => {
     expect(new Set(rx.ofType('invoice.created').map((r) => typeof r.json.createdAt))).toEqual(new Set(['string', 'number']));
     const paid = rx.ofType('invoice.paid').map((r) => r.json.data.trigger);
     expect(new Set(paid)).toEqual(new Set(['DEPOSIT', 'API_CALL']));
+    // transaction.received reaches the V2 webhook only (v2 times: a V1 delivery would have text), once per deposit.
+    const received = rx.ofType('transaction.received');
+    expect(received.map((r) => typeof r.json.createdAt)).toEqual(['number', 'number', 'number']);
+    expect(received.map((r) => [r.json.data.match.status, r.json.data.match.reason ?? r.json.data.match.method]).sort()).toEqual([
+      ['MATCHED', 'EXACT'],
+      ['UNMATCHED', 'AMBIGUOUS'],
+      ['UNMATCHED', 'NO_CANDIDATE'],
+    ]);
   });
 
   it('the shop_order events (V2 only) validate: confirmed, confirmation_failed and attention_needed from the simulated shop', async () => {

@@ -60,6 +60,7 @@ describe('GET /openapi.json', () => {
       'shop_order.attention_needed',
       'shop_order.confirmation_failed',
       'shop_order.confirmed',
+      'transaction.received',
     ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.oauthClient).toMatchObject({ type: 'http', scheme: 'basic' });

@@ -88,10 +88,18 @@ describe(`races on ${dbLabel}`, () => {
     ]);
     const byId = new Map(rows.map((r) => [r.id, r.matchedInvoiceId]));
     expect(rs.map((r) => byId.get(r.body.transactionId))).toEqual(invoices);
-    const paid = await t.app.db.sql.query<{ sequence: string }>(`SELECT sequence::text FROM "Event" WHERE type = 'invoice.paid' AND "invoiceId" = ANY($1::text[]) ORDER BY sequence`, [invoices]);
-    expect(paid).toHaveLength(N);
-    const seqs = paid.map((e) => Number(e.sequence));
-    expect(seqs[N - 1] - seqs[0]).toBe(N - 1); // consecutive: nothing else wrote events meanwhile
+    // Each deposit's transaction.received, then its invoice.paid.
+    const events = await t.app.db.sql.query<{ sequence: string; type: string; invoiceId: string }>(
+      `SELECT sequence::text, type, "invoiceId" FROM "Event" e WHERE type IN ('invoice.paid', 'transaction.received') AND "invoiceId" = ANY($1::text[]) ORDER BY e.sequence`,
+      [invoices],
+    );
+    expect(events).toHaveLength(2 * N);
+    for (let i = 0; i < N; i++) {
+      expect([events[2 * i]!.type, events[2 * i + 1]!.type]).toEqual(['transaction.received', 'invoice.paid']);
+      expect(events[2 * i]!.invoiceId).toBe(events[2 * i + 1]!.invoiceId);
+    }
+    const seqs = events.map((e) => Number(e.sequence));
+    expect(seqs[2 * N - 1] - seqs[0]).toBe(2 * N - 1); // consecutive: nothing else wrote events meanwhile
     const after = await matchedStatements();
     expect(after.deposits - before.deposits).toBe(N);
     // The deposits run side by side (a pool of connections), so some arrive while another statement of the workspace
@@ -124,9 +132,12 @@ describe(`races on ${dbLabel}`, () => {
       ...Array.from({ length: 4 }, () => t.client.request('DELETE', `/v1/invoices/${id}`, { token: m.apiKey.secret })),
     ]);
     expect(rs.every((r) => r.status < 500)).toBe(true);
-    const events = await t.app.db.sql.query<{ type: string }>(`SELECT type FROM "Event" WHERE "invoiceId" = $1 AND type <> 'invoice.created'`, [id]);
+    // (A deposit that paid it also names it in its transaction.received: the deposit's event, not the invoice's.)
+    const events = await t.app.db.sql.query<{ type: string }>(`SELECT type FROM "Event" WHERE "invoiceId" = $1 AND type NOT IN ('invoice.created', 'transaction.received')`, [id]);
     expect(events).toHaveLength(1);
     const matched = await t.app.db.sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM "Transaction" WHERE "matchedInvoiceId" = $1`, [id]);
+    const received = await t.app.db.sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM "Event" WHERE "invoiceId" = $1 AND type = 'transaction.received'`, [id]);
+    expect(received[0].n).toBe(matched[0].n);
     const inv2 = await t.app.db.sql.query<{ status: string; paidTrigger: string | null }>(`SELECT status::text, "paidTrigger"::text FROM "Invoice" WHERE id = $1`, [id]);
     if (events[0].type === 'invoice.deleted') {
       expect(inv2[0].status).toBe('CANCELED');

@@ -137,6 +137,15 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
         WHERE o."connectionId" = $1 ORDER BY o."orderId"`,
       [connectionId],
     );
+  /** Waits until a statement of another session is waiting for a lock (here: a deposit waiting for the workspace's). */
+  const waitUntilLockWaiter = async () => {
+    for (let i = 0; i < 400; i++) {
+      const [w] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+      if (Number(w?.n) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('no statement came to wait for the lock');
+  };
   const byOrderId = async (connectionId: string) => new Map((await orderRows(connectionId)).map((o) => [o.orderId, o]));
   /** A connected shop of the scripted platform (or the simulated one), never due unless a test makes it so. */
   const connect = async (opts: { platform?: 'CAFE24' | 'SIMULATED'; bankAccountIds?: string[]; lastSyncAt?: Date | null; connectedAt?: Date } = {}) => {
@@ -712,12 +721,14 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     expect(await sql(`SELECT 1 FROM "Event" WHERE "invoiceId" = ANY($1::text[]) AND type LIKE 'shop_order.%'`, [[not!.invoiceId, zero!.invoiceId]])).toEqual([]);
   });
 
-  it("L10: a deposit committed while its order was being imported (after the import's own look-back read) pays the new invoice at once, by a second look-back after the commit", async () => {
+  it("L10: a deposit stored while its order was being imported (its candidates read before the import's commit, so it saw no invoice) pays the new invoice at once", async () => {
     const id = await connect();
     shop.script(id).orders = [order('L10-1', '동시입금', 101_100)];
-    let posted: { status: number; body: { transactionId: string } } | null = null;
-    // The deposit arrives in the import transaction's last moment: its own matching does not see the uncommitted invoice,
-    // and it commits after the import's look-back read the deposits.
+    let posting: Promise<{ status: number; body: { transactionId: string } }> | null = null;
+    // The deposit arrives in the import transaction's last moment: it reads its candidates (the invoice not committed
+    // yet), then waits for the workspace's lock the import holds (its events), and is stored after the import's commit.
+    // Either the import's second look-back (after its commit) or the deposit's own matching run again (an invoice was
+    // created since it read: intake.ts matchAgainAfterCommit) pays the invoice.
     const racing: Deps = {
       ...deps,
       sql: {
@@ -725,17 +736,21 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
         transaction: (fn) =>
           deps.sql.transaction(async (tx) => {
             const out = await fn(tx);
-            if (out === 'IMPORTED' && !posted) posted = await client.deposit(m.bankAccount.notificationToken, { depositorName: '동시입금', amount: 101_100 });
+            if (out === 'IMPORTED' && !posting) {
+              posting = client.deposit(m.bankAccount.notificationToken, { depositorName: '동시입금', amount: 101_100 });
+              await waitUntilLockWaiter();
+            }
             return out;
           }),
       },
     };
     const result = await syncShopOrders(racing, await connection(id));
-    expect(posted!.status).toBe(201);
-    expect(result).toMatchObject({ imported: 1, paidOnImport: 1 });
+    const posted = await posting!;
+    expect(posted.status).toBe(201);
+    expect(result).toMatchObject({ imported: 1 });
     const [o] = await orderRows(id);
     expect(o).toMatchObject({ state: 'CONFIRMING', invoiceStatus: 'PAID' });
-    const [trx] = await sql<{ matchedInvoiceId: string | null }>(`SELECT "matchedInvoiceId" FROM "Transaction" WHERE id = $1`, [posted!.body.transactionId]);
+    const [trx] = await sql<{ matchedInvoiceId: string | null }>(`SELECT "matchedInvoiceId" FROM "Transaction" WHERE id = $1`, [posted.body.transactionId]);
     expect(trx!.matchedInvoiceId).toBe(o!.invoiceId);
   });
 

@@ -1,6 +1,8 @@
 /** A deposit row (spec: Transaction object): built from a notification, inserted, and shown in event payloads. */
 import type { BankAccount, Transaction } from '../../generated/prisma/client.ts';
+import type { MatchMethod } from '../../generated/prisma/enums.ts';
 import { bankAccountSnapshot } from '../bank-accounts/bank-accounts.ts';
+import type { NewEvent } from '../events/outbox.ts';
 import { findBankProvider } from '../bank-accounts/bank-providers.ts';
 import { newId } from '../ids.ts';
 import { jsonOrNull } from '../invoices/history.ts';
@@ -100,6 +102,62 @@ export function transactionSnapshot(t: Transaction) {
     receivedAt: t.receivedAt.toISOString(),
     matchedAt: t.matchedAt?.toISOString() ?? null,
     createdAt: t.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Why a deposit stayed unmatched when it was stored, as `transaction.received` says it (one table for every face: the
+ * GraphQL enum, the OpenAPI webhook schema). The first three are its matchNote's reasons (match-deposit.ts).
+ */
+export const DEPOSIT_UNMATCHED_REASONS = {
+  AMBIGUOUS: 'More than one pending invoice matches it (candidateInvoiceIds): match it by hand.',
+  TOO_MANY_CANDIDATES: 'More pending invoices could match it than one lookup reads: the matching ones among those read are listed (candidateInvoiceIds); match it by hand.',
+  ALREADY_PAID: 'The invoice it matched (candidateInvoiceIds) was paid by another deposit, or canceled, first.',
+  NO_CANDIDATE: 'No pending, unexpired invoice of its amount that can receive on its account has a name it matches.',
+  ACCOUNT_NOT_RECEIVING: 'Its account is not verified yet (the 1-won verification) or inactive: deposits to it are stored but not matched.',
+} as const;
+export type DepositUnmatchedReason = keyof typeof DEPOSIT_UNMATCHED_REASONS;
+
+/** What became of a deposit as it was stored: the invoice it paid and how, or why it paid none and what it could have paid. */
+export type DepositMatchOutcome =
+  | { status: 'MATCHED'; invoiceId: string; method: MatchMethod }
+  | { status: 'UNMATCHED'; reason: DepositUnmatchedReason; candidateInvoiceIds: string[] };
+
+/**
+ * The match outcome of a deposit just stored (spec: matching deposit): matched, or unmatched with its matchNote's reason
+ * and candidates; without a note, NO_CANDIDATE on an account that receives, ACCOUNT_NOT_RECEIVING on one that does not
+ * (not verified, or inactive: such deposits are not matched at all).
+ */
+export function depositMatchOutcome(t: Pick<Transaction, 'matchedInvoiceId' | 'matchMethod' | 'matchNote'>, receiving: boolean): DepositMatchOutcome {
+  if (t.matchedInvoiceId && t.matchMethod) return { status: 'MATCHED', invoiceId: t.matchedInvoiceId, method: t.matchMethod };
+  const note = t.matchNote as { reason?: unknown; candidateInvoiceIds?: unknown } | null;
+  if (typeof note?.reason === 'string' && note.reason in DEPOSIT_UNMATCHED_REASONS) {
+    const ids = Array.isArray(note.candidateInvoiceIds) ? note.candidateInvoiceIds.filter((x): x is string => typeof x === 'string') : [];
+    return { status: 'UNMATCHED', reason: note.reason as DepositUnmatchedReason, candidateInvoiceIds: ids };
+  }
+  return { status: 'UNMATCHED', reason: receiving ? 'NO_CANDIDATE' : 'ACCOUNT_NOT_RECEIVING', candidateInvoiceIds: [] };
+}
+
+/** The deposit as `transaction.received` carries it: the event payloads' deposit, and how it reached the service. */
+export function receivedTransactionSnapshot(t: Transaction) {
+  return { ...transactionSnapshot(t), source: t.source };
+}
+
+/**
+ * The `transaction.received` event of a deposit just stored, written in the deposit's own transaction (the outbox):
+ * the deposit and its match outcome, recorded with the deposit's account (account-limited keys see their accounts'
+ * deposits) and, matched, the invoice it paid. A 1-won verification deposit has none: it is the service's own check
+ * of the account, not money for the merchant. `receiving`: the account is verified and active (it was matched).
+ */
+export function transactionReceivedEvent(t: Transaction, receiving: boolean, now: Date): NewEvent {
+  if (t.verification) throw new Error(`verification deposit ${t.id} emits no transaction.received`);
+  return {
+    workspaceId: t.workspaceId,
+    type: 'transaction.received',
+    invoiceId: t.matchedInvoiceId,
+    bankAccountIds: [t.bankAccountId],
+    data: { transaction: receivedTransactionSnapshot(t), match: depositMatchOutcome(t, receiving) },
+    createdAt: now,
   };
 }
 

@@ -31,7 +31,9 @@ export interface NewEvent {
 /**
  * The CTEs that write events into a caller's statement: `<name>_seq` reserves the workspace's next sequences (its row
  * locked until commit, so sequence order is commit order) and `<name>` inserts them; `guard` / `guards` (one per
- * event) write only the events whose SQL condition holds, numbered without gaps. Returns the CTE text and event ids.
+ * event) write only the events whose SQL condition holds, numbered without gaps. `<name>_seq` also returns the
+ * workspace's `invoiceSeq` as it is under that lock (a deposit checks that no invoice was created since it read its
+ * candidates: intake.ts). Returns the CTE text and event ids.
  */
 export function eventInsertCtes(
   s: SqlParams,
@@ -60,7 +62,7 @@ export function eventInsertCtes(
     const sql = `${kept} AS (
        SELECT ord, row_number() OVER (ORDER BY ord) AS rank FROM (VALUES ${opts.guards.map((g, i) => `(${i + 1}, (${g}))`).join(', ')}) g(ord, ok) WHERE ok
      ), ${opts.name}_seq AS (
-       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + (SELECT count(*) FROM ${kept}) WHERE id = ${ws} AND EXISTS (SELECT 1 FROM ${kept}) RETURNING "eventSeq"
+       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + (SELECT count(*) FROM ${kept}) WHERE id = ${ws} AND EXISTS (SELECT 1 FROM ${kept}) RETURNING "eventSeq", "invoiceSeq"
      ), ${opts.name} AS (
        ${columns}
        SELECT ${row(`seq."eventSeq" - (SELECT count(*) FROM ${kept}) + k.rank`)}
@@ -71,7 +73,7 @@ export function eventInsertCtes(
   }
   const n = s.p(events.length, '::int');
   const sql = `${opts.name}_seq AS (
-       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + ${n} WHERE id = ${ws}${opts.guard ? ` AND (${opts.guard})` : ''} RETURNING "eventSeq"
+       UPDATE "Workspace" SET "eventSeq" = "eventSeq" + ${n} WHERE id = ${ws}${opts.guard ? ` AND (${opts.guard})` : ''} RETURNING "eventSeq", "invoiceSeq"
      ), ${opts.name} AS (
        ${columns}
        SELECT ${row(`seq."eventSeq" - ${n} + e.ord`)}

@@ -1,11 +1,14 @@
 /**
  * Who may see an event: its workspace, and an account-limited key only if the invoice's accounts are all its own —
  * judged on the accounts the event was recorded with and again on the invoice row shown with it (an invoice moved out
- * of the key's accounts since is skipped, as `invoice(id:)` refuses it).
+ * of the key's accounts since is skipped, as `invoice(id:)` refuses it). A deposit's event (transaction.received) is
+ * recorded with the deposit's account: the key sees it only for a deposit to one of its accounts and, when the
+ * deposit paid an invoice, only if it may see that invoice too.
  */
 import type { Principal } from '../auth/principal.ts';
 import { bankAccountInScope, invoiceInScope } from '../auth/rules.ts';
 import type { Deps } from '../deps.ts';
+import { matchNoteVisibleTo } from '../deposits/transaction-reads.ts';
 
 /** What of an invoice row the rule reads: its workspace and receiving accounts. */
 export type InvoiceAccounts = { workspaceId: string; bankAccountIds: readonly string[] };
@@ -24,11 +27,13 @@ export function invoiceRowVisibleTo(p: Principal, invoice: InvoiceAccounts): boo
 /**
  * Whether the principal may see an event together with its invoice row `invoice` (the row delivered with it; null
  * when it has none: an account-limited key then sees no invoice event). Every path that shows events uses it:
- * subscriptions (catch-up and live), the `events` query and `node(id:)`.
+ * subscriptions (catch-up and live), the `events` query and `node(id:)`. The accounts an event was recorded with
+ * (`bankAccountIds`: an invoice's receiving accounts, empty = all; a deposit's account) must all be the key's; an
+ * event of no invoice recorded with none (a cash receipt issued alone) is the whole workspace's.
  */
 export function eventVisibleTo(p: Principal, e: EventAccounts, invoice: InvoiceAccounts | null): boolean {
   if (e.workspaceId !== p.workspaceId) return false;
-  if (!e.invoiceId) return true;
+  if (!e.invoiceId) return e.bankAccountIds.length === 0 || invoiceInScope(p, e.bankAccountIds);
   if (!invoiceInScope(p, e.bankAccountIds)) return false;
   return invoice ? invoiceRowVisibleTo(p, invoice) : p.bankAccountIds === null;
 }
@@ -56,4 +61,15 @@ export function eventDataVisibleTo(p: Principal | null, data: unknown): unknown 
   const trx = (data as { transaction?: { id?: string; bankAccount?: { id?: string } } | null } | null)?.transaction;
   if (!p || p.bankAccountIds === null || !trx?.bankAccount?.id || bankAccountInScope(p, trx.bankAccount.id)) return data;
   return { ...(data as Record<string, unknown>), transaction: { id: trx.id } };
+}
+
+/**
+ * eventDataVisibleTo, and of a deposit's match outcome (transaction.received's `data.match`) only the candidate
+ * invoices the principal may see — the rule of the deposit's `matchNote` (matchNoteVisibleTo), read as they are now.
+ */
+export async function eventDataVisibleNow(deps: Pick<Deps, 'prisma'>, p: Principal | null, data: unknown): Promise<unknown> {
+  const shown = eventDataVisibleTo(p, data);
+  const match = (shown as { match?: unknown } | null)?.match;
+  if (!match || typeof match !== 'object') return shown;
+  return { ...(shown as Record<string, unknown>), match: await matchNoteVisibleTo(deps, p, match) };
 }

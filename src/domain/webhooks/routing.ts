@@ -1,7 +1,8 @@
 /**
  * Which event types each webhook version receives (spec: Events). V1: invoice.created, invoice.paid, invoice.deleted —
- * a cancel (v2 cancel or v1 delete) is invoice.deleted. V2: invoice.created, invoice.paid, invoice.updated,
- * invoice.canceled — a cancel (either way) is invoice.canceled; and the receipt and shop-order events.
+ * a cancel (v2 cancel or v1 delete) is invoice.deleted — and nothing else (the legacy contract). V2: invoice.created,
+ * invoice.paid, invoice.updated, invoice.canceled — a cancel (either way) is invoice.canceled; the receipt and
+ * shop-order events; and transaction.received (every stored deposit but a 1-won verification deposit).
  */
 import type { EventType } from '../events/outbox.ts';
 
@@ -26,6 +27,8 @@ const V2: Partial<Record<EventType, string>> = {
   'shop_order.confirmed': 'shop_order.confirmed',
   'shop_order.confirmation_failed': 'shop_order.confirmation_failed',
   'shop_order.attention_needed': 'shop_order.attention_needed',
+  // A deposit stored, with its match outcome (README, Webhooks).
+  'transaction.received': 'transaction.received',
 };
 
 /** The event type a webhook of `version` receives for a stored event, or null when it receives none. */

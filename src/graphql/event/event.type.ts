@@ -1,23 +1,28 @@
 /**
- * Payment events for live clients: subscriptions `invoicePaid` and `invoiceEvents(invoiceId)` (contract names) over
- * graphql-ws and SSE, and the `events(sinceSequence:)` query a reconnecting client uses to catch up — subscriptions
- * notify, the database is the truth.
+ * Payment events for live clients: subscriptions `invoicePaid` and `invoiceEvents(invoiceId)` (contract names) and
+ * `transactionReceived` (every stored deposit) over graphql-ws and SSE, and the `events(sinceSequence:)` query a
+ * reconnecting client uses to catch up — subscriptions notify, the database is the truth.
  */
-import { requirePrincipal } from '../../domain/auth/rules.ts';
+import { bankAccountInScope, requirePrincipal } from '../../domain/auth/rules.ts';
+import { DEPOSIT_UNMATCHED_REASONS, type DepositMatchOutcome, type DepositUnmatchedReason } from '../../domain/deposits/deposit-row.ts';
+import { matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { assertCatchUpPossible, catchUpLimits, parseEventSequence } from '../../domain/events/catch-up.ts';
-import { eventDataVisibleTo, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
+import { DEPOSIT_EVENT_TYPES } from '../../domain/events/event-types.ts';
+import { eventDataVisibleNow, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
 import { clampedSize } from '../../domain/paging.ts';
 import { subscriptionEventType } from '../../domain/webhooks/routing.ts';
-import type { Invoice } from '../../generated/prisma/client.ts';
+import type { Invoice, Transaction } from '../../generated/prisma/client.ts';
 import type { BusEvent } from '../../events/event-bus.ts';
 import { eventMatches, openOrderedFeed, workspaceEventSource, type EventFilter } from '../../events/ordered-feed.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
+import { describedEnum, MatchMethodEnum } from '../common/enums.ts';
 import { selectsRelations } from '../common/pagination.ts';
 import type { GraphQLContext } from '../context.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
+import { TransactionType } from '../transaction/transaction.type.ts';
 
 interface InvoiceEventShape {
   event: BusEvent;
@@ -67,14 +72,18 @@ const EventRecordType = builder.prismaObject('Event', {
   interfaces: [NodeInterface],
   fields: (t) => ({
     sequence: t.string({ description: 'Per-workspace sequence number (decimal).', resolve: (e) => e.sequence.toString() }),
-    type: t.exposeString('type', { description: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, invoice.deleted, invoice.unpaid, receipt.issued, receipt.failed, shop_order.confirmed, shop_order.confirmation_failed, shop_order.attention_needed.' }),
-    invoiceId: t.exposeID('invoiceId', { nullable: true, description: 'The invoice it concerns.' }),
+    type: t.exposeString('type', {
+      description:
+        'invoice.created, invoice.paid, invoice.updated, invoice.canceled, invoice.deleted, invoice.unpaid, receipt.issued, receipt.failed, shop_order.confirmed, shop_order.confirmation_failed, shop_order.attention_needed, transaction.received (a deposit stored; for a key limited to bank accounts, only deposits to its accounts).',
+    }),
+    invoiceId: t.exposeID('invoiceId', { nullable: true, description: 'The invoice it concerns (for transaction.received: the invoice the deposit paid, or null).' }),
     cashReceiptId: t.exposeID('cashReceiptId', { nullable: true, description: 'The cash receipt it concerns.' }),
     data: t.field({
       type: 'JSON',
-      description: 'The payload as recorded at the time (invoice snapshot, trigger, transaction); for a key limited to bank accounts, a deposit to another account is reduced to its id.',
+      description:
+        'The payload as recorded at the time (invoice snapshot, trigger, transaction; for transaction.received the deposit and its match outcome); for a key limited to bank accounts, a deposit to another account is reduced to its id, and a match outcome lists only the candidate invoices within its accounts.',
       select: { data: true },
-      resolve: (e, _args, ctx) => eventDataVisibleTo(ctx.principal, e.data),
+      resolve: (e, _args, ctx) => eventDataVisibleNow(ctx.deps, ctx.principal, e.data),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Commit time.' }),
   }),
@@ -127,7 +136,8 @@ async function visibleEvents(ctx: GraphQLContext, filter: EventFilter & { since:
     since: filter.since,
     check: assertCatchUpPossible,
     async map(e) {
-      if (!e.invoiceId || !eventMatches(filter, e)) return null;
+      // A deposit's event names the invoice it paid, but it is not a change of that invoice (invoice.paid is).
+      if (!e.invoiceId || !eventMatches(filter, e) || DEPOSIT_EVENT_TYPES.includes(e.type as never)) return null;
       // Events carry the invoice's row (live: as committed; stored: as now); only one published without it is looked up.
       // Judged on that row too: an invoice moved out of the key's accounts since is skipped for this subscriber.
       const invoice = e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } });
@@ -194,5 +204,120 @@ builder.subscriptionField('invoiceEvents', (t) =>
       return visibleEvents(ctx, { invoiceId: args.invoiceId, since: parseEventSequence(args.sinceSequence, 'sinceSequence') });
     },
     resolve: (d: Delivery) => delivered(d),
+  }),
+);
+
+// ───────────────────────────── transactionReceived: every stored deposit ─────────────────────────────
+
+/**
+ * The recorded payload of a transaction.received event (src/domain/deposits/deposit-row.ts, transactionReceivedEvent):
+ * what the delivery reads of it. How the deposit arrived is the deposit's own `source`.
+ */
+interface ReceivedData {
+  transaction: { id: string };
+  match: DepositMatchOutcome;
+}
+
+interface TransactionReceivedShape {
+  event: BusEvent;
+  data: ReceivedData;
+}
+
+type ReceivedDelivery = TransactionReceivedShape | { error: unknown };
+
+const DepositMatchStatusEnum = describedEnum<DepositMatchOutcome['status']>('DepositMatchStatus', 'Whether a deposit paid an invoice when it was stored.', {
+  MATCHED: 'It paid an invoice (invoiceId, method).',
+  UNMATCHED: 'It paid none (reason, candidateInvoiceIds): it waits for a match by hand.',
+});
+
+const DepositUnmatchedReasonEnum = describedEnum<DepositUnmatchedReason>('DepositUnmatchedReason', 'Why a deposit paid no invoice when it was stored.', DEPOSIT_UNMATCHED_REASONS);
+
+const DepositMatchType = builder.objectRef<DepositMatchOutcome>('DepositMatch').implement({
+  description: 'What became of a deposit as it was stored: the invoice it paid, or why it paid none and which invoices it could have paid.',
+  fields: (t) => ({
+    status: t.field({ type: DepositMatchStatusEnum, description: 'MATCHED or UNMATCHED.', resolve: (m) => m.status }),
+    invoiceId: t.id({ nullable: true, description: 'MATCHED: the invoice it paid; null otherwise.', resolve: (m) => (m.status === 'MATCHED' ? m.invoiceId : null) }),
+    method: t.field({ type: MatchMethodEnum, nullable: true, description: 'MATCHED: how it was matched; null otherwise.', resolve: (m) => (m.status === 'MATCHED' ? m.method : null) }),
+    reason: t.field({ type: DepositUnmatchedReasonEnum, nullable: true, description: 'UNMATCHED: why; null otherwise.', resolve: (m) => (m.status === 'UNMATCHED' ? m.reason : null) }),
+    candidateInvoiceIds: t.idList({
+      description: 'UNMATCHED: the invoices it could pay (AMBIGUOUS, TOO_MANY_CANDIDATES, ALREADY_PAID), for a match by hand; a key limited to bank accounts sees only those within them. Empty otherwise.',
+      resolve: (m) => (m.status === 'UNMATCHED' ? m.candidateInvoiceIds : []),
+    }),
+  }),
+});
+
+/**
+ * The delivered deposit read with the fields and relations the subscriber selected, judged on the row read: another
+ * workspace's or, for an account-limited key, another account's is refused as `transaction(id:)` refuses it.
+ */
+async function transactionFor(ctx: GraphQLContext, query: { include?: object; select?: object }, id: string): Promise<Transaction> {
+  const p = requirePrincipal(ctx.principal);
+  const read = query.select ? { select: { ...query.select, workspaceId: true, bankAccountId: true, deletedAt: true } } : query;
+  const row = (await ctx.prisma.transaction.findUnique({ ...(read as object), where: { id } })) as Transaction | null;
+  if (!row || row.deletedAt || row.workspaceId !== p.workspaceId) throw new DomainError('TRANSACTION_NOT_FOUND');
+  if (!bankAccountInScope(p, row.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
+  return row;
+}
+
+const TransactionReceivedEventType = builder.objectRef<TransactionReceivedShape>('TransactionReceivedEvent').implement({
+  description: 'A deposit was stored (transaction.received): the deposit, how it arrived, and what became of it.',
+  fields: (t) => ({
+    eventId: t.string({ description: 'evt_ id (the webhook-id of the V2 webhook delivery of the same event).', resolve: (e) => e.event.eventId }),
+    sequence: t.string({ description: 'Per-workspace sequence number (decimal); pass the last one seen as sinceSequence to catch up.', resolve: (e) => e.event.sequence }),
+    createdAt: t.field({ type: 'DateTime', description: 'When the deposit was stored (the event committed with it).', resolve: (e) => new Date(e.event.createdAt) }),
+    match: t.field({
+      type: DepositMatchType,
+      description: 'The match outcome when the deposit was stored (a later match or un-match by hand shows in `transaction`, not here).',
+      resolve: async (e, _args, ctx) => (await matchNoteVisibleTo(ctx.deps, ctx.principal, e.data.match)) as DepositMatchOutcome,
+    }),
+    transaction: t.prismaField({
+      type: TransactionType,
+      description: 'The deposit as it is now, read at delivery with the fields selected.',
+      resolve: (query, e, _args, ctx) => transactionFor(ctx, query, e.data.transaction.id),
+    }),
+  }),
+});
+
+/**
+ * The workspace's transaction.received events after `since`, stored then live, in order and once each, as far as the
+ * principal may see them (eventVisibleTo: a deposit to one of a limited key's accounts, and the invoice it paid within
+ * them); each with its recorded payload, read by event id.
+ */
+async function receivedDeposits(ctx: GraphQLContext, since: bigint | null): Promise<AsyncIterableIterator<ReceivedDelivery>> {
+  const p = requirePrincipal(ctx.principal);
+  const filter: EventFilter = { types: DEPOSIT_EVENT_TYPES };
+  return openOrderedFeed<ReceivedDelivery>(workspaceEventSource(ctx.bus, ctx.deps.sql, p.workspaceId, filter), {
+    since,
+    check: assertCatchUpPossible,
+    async map(e) {
+      if (!eventMatches(filter, e)) return null;
+      // A limited key judges the paid invoice too: on the row the event carries, else as it is now.
+      const invoice = e.invoiceId && p.bankAccountIds !== null ? (e.invoice ? invoiceFromJson(e.invoice) : await ctx.prisma.invoice.findUnique({ where: { id: e.invoiceId } })) : null;
+      if (!eventVisibleTo(p, e, invoice)) return null;
+      const row = await ctx.prisma.event.findUnique({ where: { id: e.eventId }, select: { data: true } });
+      return row ? { event: e, data: row.data as unknown as ReceivedData } : null;
+    },
+    failed: (error) => ({ error }),
+  });
+}
+
+builder.subscriptionField('transactionReceived', (t) =>
+  t.field({
+    type: TransactionReceivedEventType,
+    description:
+      'Every deposit stored in the workspace (bank notification, forwarded text or account history; not 1-won verification deposits), with its match outcome: the transaction.received event. A key limited to bank accounts sees only deposits to its accounts (and a matched one only if the invoice it paid is within them too).',
+    args: {
+      sinceSequence: t.arg.string({
+        description: `First deliver every deposit received after this event sequence (the last sequence received), from the database, then the live ones, without a gap. More than ${CATCH_UP_MAX} events to catch up on: CATCH_UP_TOO_LARGE (page with the events query).`,
+      }),
+    },
+    subscribe: (_root, args, ctx) => {
+      requirePrincipal(ctx.principal);
+      return receivedDeposits(ctx, parseEventSequence(args.sinceSequence, 'sinceSequence'));
+    },
+    resolve: (d: ReceivedDelivery) => {
+      if ('error' in d) throw d.error;
+      return d;
+    },
   }),
 );
