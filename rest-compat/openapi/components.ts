@@ -78,41 +78,53 @@ export const V1Invoice = z
   })
   .meta({ id: 'V1Invoice', description: 'An invoice (order) in the v1 wire format.' });
 
-export const V1BankAccount = z
-  .object({
-    id: idOf('bankAccount'),
-    active: z.boolean(),
-    ownerId: idOf('account', 'The workspace owner\'s account id.'),
-    alias: z.string().meta({ description: 'Dashboard alias (as it was when the deposit arrived).' }),
-    provider: z.enum(BANK_PROVIDERS.map((p) => p.id) as [string, ...string[]]).meta({ description: 'The bank.' }),
-    type: z.enum(['PERSONAL', 'CORPORATE']),
-    number: z.string().meta({ description: 'Account number without hyphens.' }),
-    createdAt: v1Time,
-    verifiedAt: v1Time.nullable().meta({ description: 'When the 1-won verification completed.' }),
-    deletedAt: alwaysNull('string'),
-  })
-  .meta({ id: 'V1BankAccount', description: 'The receiving bank account, as it was when the deposit arrived.' });
-
 const matchMethod = z
   .string()
   .nullable()
   .meta({ description: 'EXACT, BRACKET_REMOVAL, NAME_PREFIX or MANUAL (new values may appear); null when unmatched.', examples: ['EXACT'] });
 
-export const V1Transaction = z
-  .object({
-    id: idOf('transaction'),
-    bankAccount: V1BankAccount,
-    matchedInvoiceId: idOf('invoice').nullable(),
-    matchMethod,
-    amount: z.int().meta({ description: 'Won.' }),
-    description: z.string().meta({ description: 'Depositor name from the bank notification.' }),
-    hidden: z.boolean().meta({ description: 'Hidden in the dashboard.' }),
-    receivedAt: v1Time,
-    matchedAt: v1Time.nullable(),
-    createdAt: v1Time,
-    deletedAt: alwaysNull('string'),
-  })
-  .meta({ id: 'V1Transaction', description: 'A deposit (transaction) in the v1 wire format.' });
+/**
+ * The deposit and its receiving account in a face's wire format — v1's ISO text or v2's Unix seconds — with the same
+ * fields in the same order.
+ */
+function transactionSchemas(face: 'V1' | 'V2', time: z.ZodType, deletedAt: z.ZodType) {
+  const unixNote = face === 'V2' ? ' (v2: Unix seconds)' : '';
+  const bankAccount = z
+    .object({
+      id: idOf('bankAccount'),
+      active: z.boolean(),
+      ownerId: idOf('account', 'The workspace owner\'s account id.'),
+      alias: z.string().meta({ description: 'Dashboard alias (as it was when the deposit arrived).' }),
+      provider: z.enum(BANK_PROVIDERS.map((p) => p.id) as [string, ...string[]]).meta({ description: 'The bank.' }),
+      type: z.enum(['PERSONAL', 'CORPORATE']),
+      number: z.string().meta({ description: 'Account number without hyphens.' }),
+      createdAt: time,
+      verifiedAt: time.nullable().meta({ description: 'When the 1-won verification completed.' }),
+      deletedAt,
+    })
+    .meta({ id: `${face}BankAccount`, description: `The receiving bank account, as it was when the deposit arrived${unixNote}.` });
+  const transaction = z
+    .object({
+      id: idOf('transaction'),
+      bankAccount,
+      matchedInvoiceId: idOf('invoice').nullable(),
+      matchMethod,
+      amount: z.int().meta({ description: 'Won.' }),
+      description: z.string().meta({ description: 'Depositor name from the bank notification.' }),
+      hidden: z.boolean().meta({ description: 'Hidden in the dashboard.' }),
+      receivedAt: time.meta({ description: 'Deposit time per the bank.' }),
+      matchedAt: time.nullable().meta({ description: 'When it was matched to an invoice.' }),
+      createdAt: time.meta({ description: 'When the service stored it.' }),
+      deletedAt,
+    })
+    .meta({
+      id: `${face}Transaction`,
+      description: face === 'V1' ? 'A deposit (transaction) in the v1 wire format.' : 'A deposit (transaction) in the v2 wire format: the v1 fields, timestamps in Unix seconds.',
+    });
+  return { bankAccount, transaction };
+}
+
+export const { bankAccount: V1BankAccount, transaction: V1Transaction } = transactionSchemas('V1', v1Time, alwaysNull('string'));
 
 export const V1CashReceipt = z
   .object({
@@ -176,6 +188,8 @@ export const V2Invoice = z.object(v2InvoiceFields).meta({ id: 'V2Invoice', descr
 export const V2InvoiceWithHistory = z
   .object({ ...v2InvoiceFields, history: z.array(V2InvoiceHistoryEntry).meta({ description: 'Changes, oldest first.' }) })
   .meta({ id: 'V2InvoiceWithHistory', description: 'An invoice in the v2 wire format with its history (single reads).' });
+
+export const { bankAccount: V2BankAccount, transaction: V2Transaction } = transactionSchemas('V2', unixSeconds, unixSeconds.nullable().meta({ description: 'Always null for a readable object.' }));
 
 export const V2CashReceipt = z
   .object({

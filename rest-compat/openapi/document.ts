@@ -163,6 +163,7 @@ const TAGS = [
   { name: 'v1 transactions', description: 'Deposits received from the bank feed.' },
   { name: 'v1 cash receipts', description: 'Cash receipts issued through the agency.' },
   { name: 'v2 invoices', description: 'Invoices in the v2 API: numeric codes, `{code: "10001", data}`, Unix seconds.' },
+  { name: 'v2 transactions', description: 'Deposits in the v2 API: matching a deposit to an invoice by hand.' },
   { name: 'v2 cash receipts', description: 'Cash receipt cancel, reissue and e-mail.' },
   { name: 'OAuth apps', description: 'The authorization-code grant and token revocation (form-urlencoded, RFC 6749 / RFC 7009).' },
   { name: 'Bank notifications', description: 'What a bank feed posts for each deposit.' },

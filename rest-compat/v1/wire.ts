@@ -5,6 +5,7 @@
 
 import type { GqlCashReceipt, GqlInvoice, GqlTransaction } from '../shared/graphql.ts';
 import { V1_RECEIPT_STATUS } from '../shared/statuses.ts';
+import { transactionWire } from '../shared/transaction-wire.ts';
 
 // The webhook payloads render a deposit snapshot with this face's transaction object.
 export type { GqlTransaction };
@@ -35,30 +36,7 @@ export function v1Invoice(i: GqlInvoice, ownerId: string) {
 
 /** The v1 transaction object, fields in the spec's order. */
 export function v1Transaction(t: GqlTransaction, ownerId: string) {
-  return {
-    id: t.id,
-    bankAccount: {
-      id: t.bankAccount.id,
-      active: t.bankAccount.active,
-      ownerId,
-      alias: t.bankAccount.alias,
-      provider: t.bankAccount.provider,
-      type: t.bankAccount.type,
-      number: t.bankAccount.number,
-      createdAt: v1Time(t.bankAccount.createdAt),
-      verifiedAt: v1Time(t.bankAccount.verifiedAt),
-      deletedAt: null,
-    },
-    matchedInvoiceId: t.matchedInvoiceId,
-    matchMethod: t.matchMethod,
-    amount: t.amount,
-    description: t.description,
-    hidden: t.hidden,
-    receivedAt: v1Time(t.receivedAt),
-    matchedAt: v1Time(t.matchedAt),
-    createdAt: v1Time(t.createdAt),
-    deletedAt: null,
-  };
+  return transactionWire(t, ownerId, v1Time);
 }
 
 /**

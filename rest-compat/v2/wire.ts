@@ -9,6 +9,7 @@ import { fromUnixSeconds } from '../../src/domain/dates.ts';
 import type { ExpiresAtWire } from '../../src/domain/invoices/update-invoice.ts';
 import { fail } from '../../src/domain/request-schema.ts';
 import type { GqlCashReceipt, GqlTransaction, InvoiceView } from '../shared/graphql.ts';
+import { transactionWire } from '../shared/transaction-wire.ts';
 
 // The webhook payloads render an invoice snapshot with this face's invoice object.
 export type { InvoiceView };
@@ -55,30 +56,7 @@ export function v2Invoice(i: InvoiceView) {
 
 /** The v2 deposit (transaction) object: the v1 transaction's fields in its order, timestamps in Unix seconds. */
 export function v2Transaction(t: GqlTransaction, ownerId: string) {
-  return {
-    id: t.id,
-    bankAccount: {
-      id: t.bankAccount.id,
-      active: t.bankAccount.active,
-      ownerId,
-      alias: t.bankAccount.alias,
-      provider: t.bankAccount.provider,
-      type: t.bankAccount.type,
-      number: t.bankAccount.number,
-      createdAt: v2Time(t.bankAccount.createdAt),
-      verifiedAt: v2Time(t.bankAccount.verifiedAt),
-      deletedAt: null,
-    },
-    matchedInvoiceId: t.matchedInvoiceId,
-    matchMethod: t.matchMethod,
-    amount: t.amount,
-    description: t.description,
-    hidden: t.hidden,
-    receivedAt: v2Time(t.receivedAt),
-    matchedAt: v2Time(t.matchedAt),
-    createdAt: v2Time(t.createdAt),
-    deletedAt: null,
-  };
+  return transactionWire(t, ownerId, v2Time);
 }
 
 /** The v2 cash receipt object: the v1 fields plus kind, supplyCost, tax, originalId, partial, cancelReason, canceledAmount, remainingAmount, reissuedFromId, reissuedToId, selfIssued; Unix seconds. */

@@ -1,8 +1,9 @@
-/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, forward-text, listen, the simulated shop's commands (USAGE below). */
+/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, forward-text, listen, the simulated shop's and the simulated history's commands (USAGE below). */
 import { parseArgs } from 'node:util';
 import { ServiceClient, bootstrap } from './client.ts';
 import { listen } from './listen.ts';
 import { simulatedDepositorName } from './simulate.ts';
+import { connectSimulatedHistory, simulateHistoryDeposit } from './history.ts';
 import { connectSimulatedShop, shopOrder, simulatedShopSide, simulateShopOrder, waitForShopOrder } from './shops.ts';
 
 const USAGE = `Usage:
@@ -13,7 +14,9 @@ const USAGE = `Usage:
   npm run cli -- forward-text --token <notificationToken> --text "<the bank's text>" [--channel SMS|PUSH] [--sender <number or app>]
   npm run cli -- connect-simulated-shop --token <session token> --shop <name>
   npm run cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
-  npm run cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]`;
+  npm run cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]
+  npm run cli -- connect-simulated-history --token <session token> --account <bac_...>
+  npm run cli -- simulate-history-deposit --token <token> --feed <hfd_...> --name <depositorName> --amount <won> [--balance <won>]`;
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -38,6 +41,9 @@ const { values } = parseArgs({
     order: { type: 'string' },
     'pay-within-hours': { type: 'string' },
     'wait-for': { type: 'string' },
+    account: { type: 'string' },
+    feed: { type: 'string' },
+    balance: { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -97,6 +103,20 @@ try {
     const shop = await simulatedShopSide(client, values.token!, values.connection!, values.order!).catch(() => null);
     console.log(JSON.stringify({ order: ours, shop }, null, 2));
     if (wanted && ours?.state !== wanted) process.exit(1);
+  } else if (command === 'connect-simulated-history') {
+    if (!values.token || !values.account) usage();
+    console.log(JSON.stringify(await connectSimulatedHistory(client, values.token!, values.account!), null, 2));
+  } else if (command === 'simulate-history-deposit') {
+    if (!values.token || !values.feed || !values.name || !values.amount || !/^\d+$/.test(values.amount)) usage();
+    if (values.balance !== undefined && !/^-?\d+$/.test(values.balance)) usage();
+    const out = await simulateHistoryDeposit(client, values.token!, {
+      feedId: values.feed!,
+      depositorName: values.name!,
+      amount: Number(values.amount),
+      ...(values.balance !== undefined ? { balanceAfter: Number(values.balance) } : {}),
+    });
+    console.log(JSON.stringify(out, null, 2));
+    if (!out.deposit) process.exit(1);
   } else if (command === 'listen') {
     if (!values.token) {
       console.error(USAGE);

@@ -61,6 +61,20 @@ export const configSchema = z.object({
   CAFE24_TIMEOUT_MS: intFrom(100, 20_000).default(10_000),
   /** How often connected shops' new bank-transfer orders are imported. */
   SHOP_SYNC_INTERVAL_MS: intFrom(1000, 86_400_000).default(300_000),
+  /**
+   * Account history through Popbill's EasyFinBank (README, Account history): the service's Linkhub LinkID and
+   * SecretKey (base64, as Popbill issues it). Unset = Popbill is not offered. POPBILL_TEST: Popbill's test bed.
+   * POPBILL_API_URL / POPBILL_AUTH_URL: the hosts (tests point them at a fake).
+   */
+  POPBILL_LINK_ID: z.string().min(1).optional(),
+  POPBILL_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  POPBILL_TEST: bool.default(false),
+  POPBILL_API_URL: urlWith(['http:', 'https:']).optional(),
+  POPBILL_AUTH_URL: urlWith(['http:', 'https:']).optional(),
+  /** One Popbill call's time limit, the answer included. */
+  POPBILL_TIMEOUT_MS: intFrom(100, 60_000).default(15_000),
+  /** How often a connected account's history is polled (banks' quick-inquiry services allow every 5-10 minutes). */
+  HISTORY_POLL_INTERVAL_MS: intFrom(1000, 86_400_000).default(300_000),
   /** Comma-separated delays (ms) of the 6 webhook retries. */
   WEBHOOK_RETRY_DELAYS_MS: z
     .string()
@@ -123,6 +137,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.AGENCY_URL) {
     const missing = (['AGENCY_LINK_ID', 'AGENCY_SECRET_KEY'] as const).filter((k) => !c[k]);
     if (missing.length) throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when AGENCY_URL is set' })));
+  }
+  if (c.POPBILL_LINK_ID || c.POPBILL_SECRET_KEY) {
+    const missing = (['POPBILL_LINK_ID', 'POPBILL_SECRET_KEY'] as const).filter((k) => !c[k]);
+    if (missing.length) throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when any POPBILL_ credential is set' })));
   }
   if (c.CAFE24_CLIENT_ID || c.CAFE24_CLIENT_SECRET || c.CAFE24_REDIRECT_URI) {
     const missing = (['CAFE24_CLIENT_ID', 'CAFE24_CLIENT_SECRET', 'CAFE24_REDIRECT_URI'] as const).filter((k) => !c[k]);

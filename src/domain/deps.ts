@@ -1,5 +1,6 @@
 /** What domain operations need from the outside world, passed in (never imported) so tests can replace it. */
 import type { ShopAdapters } from './shops/shop-port.ts';
+import type { AggregatorAdapters } from './deposits/history/aggregator-port.ts';
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { Clock } from './clock.ts';
@@ -61,6 +62,8 @@ export interface DomainSettings {
   preparedDepositBatchMax?: number;
   /** How often a connected shop's orders are imported (SHOP_SYNC_INTERVAL_MS). */
   shopSyncIntervalMs: number;
+  /** How often an account's history is polled (HISTORY_POLL_INTERVAL_MS). */
+  historyPollIntervalMs: number;
 }
 
 export interface Deps {
@@ -76,6 +79,8 @@ export interface Deps {
   agency: CashReceiptAgency;
   /** The shop platforms' adapters (src/events/shops/). */
   shops: ShopAdapters;
+  /** The account-history aggregators' adapters (src/events/aggregators/). */
+  aggregators: AggregatorAdapters;
   /** How long after a request the agency's tax-authority result is first worth asking for. */
   agencyResultDelayMs: number;
   /** Resolves a host name to its addresses (webhook SSRF checks); injectable for tests. */
@@ -90,6 +95,8 @@ export interface Deps {
   onJobsQueued(): void;
   /** Called when a shop connection's sync became due now (wakes the shop-sync worker). */
   onShopSyncDue?(): void;
+  /** Called when an account-history feed's poll became due now (wakes the history worker). */
+  onHistoryPollDue?(): void;
   /** Observations for metrics (a deposit's matching outcome; how many matched deposits one statement wrote). */
   observe?: { matchOutcome(outcome: string): void; matchedDepositBatch?(deposits: number): void };
 }

@@ -127,6 +127,15 @@ export const ERROR_TABLE = {
   SHOP_NOT_SIMULATED: r(409, 'CONFLICT', 409, '260007', 'Orders can be simulated only in a simulated shop.'),
   SHOP_LINKED_INVOICE: r(409, 'CONFLICT', 409, '260011', "This invoice is a shop order's: change the order in the shop (the amount, the depositor name, the receiving accounts and the expiry follow the order)."),
 
+  // Deposits by text and by history (GraphQL; ours, not in the spec)
+  BANK_TEXT_NOT_FOUND: r(404, 'NOT_FOUND', 404, '20023', 'Bank text not found.'),
+  BANK_TEXT_NOT_OPEN: r(409, 'CONFLICT', 409, '270001', 'Only a text the service could not take (UNRECOGNIZED or REFUSED) and nobody dealt with yet can be entered by hand or dismissed.'),
+  HISTORY_FEED_NOT_FOUND: r(404, 'NOT_FOUND', 404, '20022', 'Account-history feed not found.'),
+  AGGREGATOR_NOT_CONFIGURED: r(409, 'CONFLICT', 409, '270002', 'This aggregator is not configured on this service (see the README, Account history).'),
+  HISTORY_FEED_NOT_ACTIVE: r(409, 'CONFLICT', 409, '270003', 'The account-history feed is paused or needs attention: resume it first.'),
+  HISTORY_FEED_NOT_SIMULATED: r(409, 'CONFLICT', 409, '270004', 'History rows can be simulated only on a feed of the simulated aggregator.'),
+  AGGREGATOR_API_FAILED: r(502, 'AGGREGATOR_API_FAILED', 502, '270005', 'The aggregator refused the call or did not answer; retry later.'),
+
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),
   VALIDATION_FAILED: r(422, 'VALIDATION_FAILED', 422, '30008', 'The input is not valid.'),

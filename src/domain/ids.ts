@@ -27,6 +27,8 @@ export const ID_PREFIXES = {
   shopConnection: 'shc_',
   shopOrder: 'sho_',
   bankText: 'btx_',
+  historyFeed: 'hfd_',
+  simulatedHistoryRow: 'hsr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

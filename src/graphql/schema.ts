@@ -20,6 +20,7 @@ import './event/event.type.ts';
 import './settings/settings.type.ts';
 import './shop/shop.type.ts';
 import './bank-text/bank-text.type.ts';
+import './deposit-capture/deposit-capture.type.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });
 

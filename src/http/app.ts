@@ -18,6 +18,9 @@ import { simulatedAgency } from '../events/agency/simulated-agency.ts';
 import { cafe24Shop } from '../events/shops/cafe24.ts';
 import { simulatedShop } from '../events/shops/simulated-shop.ts';
 import type { ShopAdapters } from '../domain/shops/shop-port.ts';
+import type { AggregatorAdapters } from '../domain/deposits/history/aggregator-port.ts';
+import { PopbillAggregator } from '../events/aggregators/popbill.ts';
+import { simulatedAggregator } from '../events/aggregators/simulated-aggregator.ts';
 import { busEventOfCommitted } from '../events/outbox-dispatcher.ts';
 import { operationContext } from '../graphql/context.ts';
 import { loadEncryptionKey } from './encryption-key.ts';
@@ -42,6 +45,8 @@ export interface AppOptions {
   agency?: CashReceiptAgency;
   /** Replace the shop platforms' adapters (tests). */
   shops?: ShopAdapters;
+  /** Replace the account-history aggregators' adapters (tests). */
+  aggregators?: AggregatorAdapters;
   /** Replace the e-mail adapter (tests). */
   email?: EmailPort;
   /** Replace DNS resolution for webhook URL checks (tests). */
@@ -78,6 +83,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     onEventsCommitted: (committed) => (committed ? workers.dispatcher.publishedAtCommit(committed.map(busEventOfCommitted)) : workers.dispatcher.wake()),
     onJobsQueued: () => workers.jobs.wake(),
     onShopSyncDue: () => workers.shopSync.wake(),
+    onHistoryPollDue: () => workers.historyPolls.wake(),
   });
   const workers = buildWorkers(config, db, deps, metrics, log, opts.email);
 
@@ -124,7 +130,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 }
 
 /** The domain's dependencies: database, clock, encryption key, settings, the cash-receipt agency, metrics and the workers' wake-ups. */
-function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger, metrics: Metrics, afterCommit: Pick<Deps, 'onEventsCommitted' | 'onJobsQueued' | 'onShopSyncDue'>): Deps {
+function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger, metrics: Metrics, afterCommit: Pick<Deps, 'onEventsCommitted' | 'onJobsQueued' | 'onShopSyncDue' | 'onHistoryPollDue'>): Deps {
   const clock = opts.clock ?? systemClock;
   const { key: encryptionKey, source } = loadEncryptionKey(config.ENCRYPTION_KEY, config.DATA_DIR);
   if (source === 'file' && config.DATABASE_URL) log.warn('ENCRYPTION_KEY is not set: using a key file under DATA_DIR; set ENCRYPTION_KEY when several instances share the database');
@@ -151,9 +157,11 @@ function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger,
       // plans (~75 MB over the embedded database's connections under load): on an external PostgreSQL only.
       preparedDepositBatchMax: db.kind === 'postgres' ? 16 : 1,
       shopSyncIntervalMs: config.SHOP_SYNC_INTERVAL_MS,
+      historyPollIntervalMs: config.HISTORY_POLL_INTERVAL_MS,
     },
     agency,
     shops: opts.shops ?? shopAdapters(config, db, clock),
+    aggregators: opts.aggregators ?? aggregatorAdapters(config, db),
     agencyResultDelayMs: config.AGENCY_URL && !opts.agency ? 60_000 : config.AGENCY_SIM_DELAY_MS,
     resolveHost: opts.resolveHost ?? (async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
     ...afterCommit,
@@ -174,6 +182,22 @@ function shopAdapters(config: Config, db: Database, clock: Clock): ShopAdapters 
       })
     : null;
   return { get: (platform) => (platform === 'SIMULATED' ? simulated : platform === 'CAFE24' ? cafe24 : null) };
+}
+
+/** The account-history aggregators offered: the simulated one always, Popbill when its credentials are configured. */
+function aggregatorAdapters(config: Config, db: Database): AggregatorAdapters {
+  const simulated = simulatedAggregator(db.sql);
+  const popbill = config.POPBILL_LINK_ID
+    ? new PopbillAggregator({
+        linkId: config.POPBILL_LINK_ID,
+        secretKey: config.POPBILL_SECRET_KEY!,
+        test: config.POPBILL_TEST,
+        timeoutMs: config.POPBILL_TIMEOUT_MS,
+        ...(config.POPBILL_API_URL ? { apiUrl: config.POPBILL_API_URL } : {}),
+        ...(config.POPBILL_AUTH_URL ? { authUrl: config.POPBILL_AUTH_URL } : {}),
+      })
+    : null;
+  return { get: (name) => (name === 'SIMULATED' ? simulated : name === 'POPBILL' ? popbill : null) };
 }
 
 /** Seconds since the oldest event still queued in the outbox was written (0 when none is). */

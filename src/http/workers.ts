@@ -1,4 +1,4 @@
-/** The background workers (outbox dispatcher, webhook deliveries, jobs, the list counters' fold, shop syncs), the event bus and the e-mail adapter: built, started, stopped. */
+/** The background workers (outbox dispatcher, webhook deliveries, jobs, the list counters' fold, shop syncs, history polls), the event bus and the e-mail adapter: built, started, stopped. */
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
@@ -9,6 +9,7 @@ import { foldPastExpiryDays } from '../domain/list-counts.ts';
 import { receiptJobs } from '../events/agency/receipt-jobs.ts';
 import { shopJobs } from '../events/shops/shop-jobs.ts';
 import { runDueShopSyncs } from '../domain/shops/shop-sync.ts';
+import { runDueHistoryPolls } from '../domain/deposits/history/history-polling.ts';
 import { clearExpiredApprovals } from '../domain/shops/connections.ts';
 import { outboxEmail, smtpEmail } from '../events/email/adapters.ts';
 import { emailJob } from '../events/email/email-job.ts';
@@ -27,6 +28,7 @@ export interface Workers {
   webhooks: WebhookWorker;
   jobs: JobRunner;
   shopSync: WorkerLoop;
+  historyPolls: WorkerLoop;
   email: EmailPort;
 }
 
@@ -66,13 +68,16 @@ export function buildWorkers(config: Config, db: Database, deps: Deps, metrics: 
   const shopSync = new WorkerLoop('shop-sync', () => runDueShopSyncs(deps), config.SHOP_SYNC_INTERVAL_MS, log);
   // Approvals of shop installs left unconfirmed: their pending tokens erased once they expire (connections.ts).
   const approvalSweep = new WorkerLoop('shop-approval-sweep', async () => (await clearExpiredApprovals(deps), false), 60_000, log);
-  const loops = [dispatcher, webhooks, jobs, counterFold, shopSync, approvalSweep];
+  // Connected accounts' histories polled on schedule, each feed leased to one instance per poll (history-polling.ts).
+  const historyPolls = new WorkerLoop('history-polls', () => runDueHistoryPolls(deps, config.HISTORY_POLL_INTERVAL_MS), config.HISTORY_POLL_INTERVAL_MS, log);
+  const loops = [dispatcher, webhooks, jobs, counterFold, shopSync, approvalSweep, historyPolls];
   return {
     bus,
     dispatcher,
     webhooks,
     jobs,
     shopSync,
+    historyPolls,
     email: mail,
     start: () => loops.forEach((w) => w.start()),
     stop: async () => void (await Promise.all(loops.map((w) => w.stop()))),

@@ -214,11 +214,12 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     ).webhook;
 
   it('each event reaches each working endpoint once, signed, and each delivery is recorded as SUCCEEDED', async () => {
-    // V1: invoice.created and invoice.paid. V2: those two and receipt.issued (the simulated tax authority settles).
+    // V1: invoice.created and invoice.paid. V2: those two, the deposit's transaction.received and receipt.issued (the
+    // simulated tax authority settles).
     await okV1.waitFor((r) => r.length >= 2);
-    await okV2.waitFor((r) => r.length >= 3);
+    await okV2.waitFor((r) => r.length >= 4);
     expect(okV1.received.map((r) => r.json.type).sort()).toEqual(['invoice.created', 'invoice.paid']);
-    expect(okV2.received.map((r) => r.json.type).sort()).toEqual(['invoice.created', 'invoice.paid', 'receipt.issued']);
+    expect(okV2.received.map((r) => r.json.type).sort()).toEqual(['invoice.created', 'invoice.paid', 'receipt.issued', 'transaction.received']);
     for (const [receiver, secret] of [
       [okV1, secrets.v1!],
       [okV2, secrets.v2!],
@@ -248,7 +249,7 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     await okV1.waitFor((rs) => rs.some(isMarker));
     await okV2.waitFor((rs) => rs.some(isMarker));
     expect(okV1.received.filter((r) => !isMarker(r))).toHaveLength(2);
-    expect(okV2.received.filter((r) => !isMarker(r))).toHaveLength(3);
+    expect(okV2.received.filter((r) => !isMarker(r))).toHaveLength(4);
   });
 
   it('a failing endpoint gets exactly 7 attempts; one that answers 410 is disabled after the first', async () => {
@@ -341,6 +342,21 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     const event = okV2.received.find((x) => x.json.type === 'shop_order.confirmed')!.json;
     expect(event.data.shopOrder).toMatchObject({ orderId: order.shopOrderId, state: 'CONFIRMED', platform: 'SIMULATED' });
     expect(event.data.invoice.id).toBe(order.imported.invoice.id);
+    expect(server.errorLines()).toEqual([]);
+  });
+
+  it('a deposit whose text was lost, found by polling the simulated history, by the CLI (the tour step 7)', async () => {
+    const cli = async (args: string[]) => {
+      const r = await runScript('cli', [...args, '--url', client.baseUrl]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const feed = await cli(['connect-simulated-history', '--token', me.sessionToken, '--account', me.bankAccount.id]);
+    expect(feed).toMatchObject({ aggregator: 'SIMULATED', state: 'ACTIVE', bankAccountId: me.bankAccount.id });
+    const inv = await client.request('POST', '/v1/invoices', { token: me.apiKey.secret, body: { bankAccountIds: [], customer: { name: '박민수' }, amount: 27000 } });
+    expect(inv.status).toBe(201);
+    const found = await cli(['simulate-history-deposit', '--token', me.apiKey.secret, '--feed', feed.id, '--name', '박민수', '--amount', '27000']);
+    expect(found.deposit).toMatchObject({ source: 'HISTORY', amount: 27000, matchedInvoiceId: inv.body.data.id });
     expect(server.errorLines()).toEqual([]);
   });
 });

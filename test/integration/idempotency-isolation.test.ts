@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, getNamedType, isUnionType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { v1Routes } from '../../rest-compat/v1/routes.ts';
 import { v2Routes } from '../../rest-compat/v2/routes.ts';
 import { renderV1, renderV2, type ErrorCode } from '../../src/domain/errors.ts';
@@ -44,17 +44,24 @@ interface Fixtures {
   owner: Bootstrapped;
   tokens: Record<Credential, string>;
   /** Targets, one per operation that acts on something (each operation changes its own). */
-  inv: Record<'markV1' | 'cancelV2' | 'cancelG' | 'deleteG' | 'markG' | 'updateG' | 'matchG', string>;
+  inv: Record<'markV1' | 'cancelV2' | 'cancelG' | 'deleteG' | 'markG' | 'updateG' | 'matchG' | 'matchV2', string>;
   rct: Record<'revokeV1' | 'cancelV2' | 'mailV2' | 'cancelG' | 'revokeG' | 'mailG', string>;
   /** FAILED receipts (reissue targets). */
   failed: Record<'reissueV2' | 'reissueG', string>;
-  trx: Record<'match' | 'unmatch' | 'hide', string>;
+  trx: Record<'match' | 'matchV2' | 'unmatch' | 'hide', string>;
   hooks: Record<'rotate' | 'update' | 'disable' | 'enable' | 'delete' | 'redeliver', string>;
   keys: Record<'toDelete' | 'toDisable', string>;
   app: { id: string; secret: string };
   eventId: string;
   /** Simulated shops: one to sync, one to place orders in (and an order of it to cancel), one to disconnect; an install's state; a FAILED order of a paid invoice. */
   shop: { syncOn: string; placeIn: string; cancelOrder: string; disconnect: string; installState: string; retryOrder: string };
+  /**
+   * Account-history feeds (simulated aggregator), one per account: to pause, to resume (paused), to disconnect, to poll
+   * (on the owner's first account: within the limited key's scope), to book in; and an account without a feed to connect.
+   */
+  history: { connectOn: string; pause: string; resume: string; disconnect: string; poll: string; simulate: string };
+  /** UNRECOGNIZED forwarded texts of the owner's first account: one to enter a deposit from, one to dismiss. */
+  texts: { enter: string; dismiss: string };
 }
 
 const REDIRECT = 'https://idem-partner.example/callback';
@@ -100,8 +107,8 @@ async function setUp(): Promise<Fixtures> {
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body.data.id as string;
   };
-  const [markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG] = await Promise.all(
-    ['IdemMarkV1', 'IdemCancelV2', 'IdemCancelG', 'IdemDeleteG', 'IdemMarkG', 'IdemUpdateG', 'IdemMatchG'].map((name, i) => invoice(name, 41_000 + i)),
+  const [markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG, matchV2] = await Promise.all(
+    ['IdemMarkV1', 'IdemCancelV2', 'IdemCancelG', 'IdemDeleteG', 'IdemMarkG', 'IdemUpdateG', 'IdemMatchG', 'IdemMatchV2'].map((name, i) => invoice(name, 41_000 + i)),
   );
   await invoice('IdemAutoPaid', 41_100);
 
@@ -124,7 +131,7 @@ async function setUp(): Promise<Fixtures> {
     expect(r.status).toBe(201);
     return r.body.transactionId as string;
   };
-  const [match, unmatch, hide] = await Promise.all([dep('IdemLoose', 43_000), dep('IdemAutoPaid', 41_100), dep('IdemHidden', 43_001)]);
+  const [match, matchTrxV2, unmatch, hide] = await Promise.all([dep('IdemLoose', 43_000), dep('IdemLooseV2', 43_002), dep('IdemAutoPaid', 41_100), dep('IdemHidden', 43_001)]);
   const paid = await c.request('GET', `/v1/transactions/${unmatch}`, { token: key });
   expect(paid.body.data.matchedInvoiceId).toMatch(/^ivc_/);
 
@@ -157,6 +164,38 @@ async function setUp(): Promise<Fixtures> {
   expect((await c.request('POST', `/v1/invoices/${linked.invoice.id}/mark-as-paid`, { token: key })).status).toBe(200);
   await until(() => shopOrders(retryShop), (r) => r.shopConnection.orders[0].state === 'FAILED');
 
+  // Account-history feeds: a feed per account, so each operation has its own; the polling account is the limited key's.
+  const [connectOn, pauseOn, resumeOn, disconnectOn, simulateOn] = await Promise.all(
+    ['IdemConnect', 'IdemPause', 'IdemResume', 'IdemDisconnect', 'IdemSimulate'].map((alias) => addVerifiedBankAccount(c, s, { alias })),
+  );
+  const connectFeed = async (bankAccountId: string) => {
+    const r = await gqlOk(
+      `mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { ${ERR} ... on HistoryFeedPayload { feed { id state } } } }`,
+      { i: { bankAccountId, aggregator: 'SIMULATED' } },
+      s,
+    );
+    expect(r.connectHistoryFeed, JSON.stringify(r)).toMatchObject({ __typename: 'HistoryFeedPayload', feed: { state: 'ACTIVE' } });
+    return r.connectHistoryFeed.feed.id as string;
+  };
+  const [pauseFeed, resumeFeed, disconnectFeed, pollFeed, simulateFeed] = await Promise.all([pauseOn.id, resumeOn.id, disconnectOn.id, owner.bankAccount.id, simulateOn.id].map(connectFeed));
+  // The first polls (due at once) done: the schedule's next is HISTORY_POLL_INTERVAL_MS away, so pollHistoryNow meets no
+  // running poll (CONFLICT) in the matrix.
+  const feeds = [pauseFeed, resumeFeed, disconnectFeed, pollFeed, simulateFeed];
+  await until(
+    () => t.app.deps.prisma.historyFeed.findMany({ where: { id: { in: feeds } } }),
+    (rows) => rows.length === feeds.length && rows.every((r) => r.lastPolledAt !== null && r.pollLeaseUntil === null),
+  );
+  const paused = await gqlOk(`mutation($id: ID!) { pauseHistoryFeed(id: $id) { ${ERR} ... on HistoryFeedPayload { feed { state } } } }`, { id: resumeFeed }, s);
+  expect(paused.pauseHistoryFeed.feed.state).toBe('PAUSED');
+
+  // Texts no parser reads (stored UNRECOGNIZED: open to enter or dismiss).
+  const unreadText = async (text: string) => {
+    const r = await c.request('POST', '/bank-texts', { token: owner.bankAccount.notificationToken, body: { text, receivedAt: new Date().toISOString(), channel: 'SMS' } });
+    expect(r.body.outcome, JSON.stringify(r.body)).toBe('UNRECOGNIZED');
+    return r.body.bankTextId as string;
+  };
+  const [enterText, dismissText] = await Promise.all(['IdemBankText to enter: no deposit here', 'IdemBankText to dismiss: no deposit here'].map(unreadText));
+
   return {
     owner,
     tokens: {
@@ -170,15 +209,17 @@ async function setUp(): Promise<Fixtures> {
       disabledKey: disabled.secret,
       revokedOAuth: revoked,
     },
-    inv: { markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG },
+    inv: { markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG, matchV2 },
     rct: { revokeV1, cancelV2: rCancelV2, mailV2, cancelG: rCancelG, revokeG, mailG },
     failed: { reissueV2, reissueG },
-    trx: { match, unmatch, hide },
+    trx: { match, matchV2: matchTrxV2, unmatch, hide },
     hooks: { rotate, update, disable, enable, delete: del, redeliver },
     keys: { toDelete: toDelete.id, toDisable: toDisable.id },
     app,
     eventId: events.events[0].id,
     shop: { syncOn, placeIn, cancelOrder, disconnect, installState, retryOrder: linked.id },
+    history: { connectOn: connectOn.id, pause: pauseFeed, resume: resumeFeed, disconnect: disconnectFeed, poll: pollFeed, simulate: simulateFeed },
+    texts: { enter: enterText, dismiss: dismissText },
   };
 }
 
@@ -216,6 +257,7 @@ const REST_OPS: Op[] = [
   rest('v1', '/v1/cash-receipts', 'fullKey', () => '/v1/cash-receipts', () => ({ type: 'PERSONAL', identifier: '01077720001', amount: 44_001 })),
   rest('v1', '/v1/cash-receipts/:id/revoke', 'oauth', (f) => `/v1/cash-receipts/${f.rct.revokeV1}/revoke`),
   rest('v2', '/v2/invoices/:id/cancel', 'oauth', (f) => `/v2/invoices/${f.inv.cancelV2}/cancel`, () => ({ reason: 'idem' })),
+  rest('v2', '/v2/transactions/:id/match', 'oauth', (f) => `/v2/transactions/${f.trx.matchV2}/match`, (f) => ({ invoiceId: f.inv.matchV2 })),
   rest('v2', '/v2/cash-receipts/:id/cancel', 'fullKey', (f) => `/v2/cash-receipts/${f.rct.cancelV2}/cancel`, () => ({ reason: 'idem' })),
   rest('v2', '/v2/cash-receipts/:id/reissue', 'fullKey', (f) => `/v2/cash-receipts/${f.failed.reissueV2}/reissue`, () => ({ identifier: '01077730001' })),
   rest('v2', '/v2/cash-receipts/:id/send-email', 'fullKey', (f) => `/v2/cash-receipts/${f.rct.mailV2}/send-email`, () => ({ email: 'idem-mail@example.com' })),
@@ -225,6 +267,7 @@ const ERR = '__typename ... on DomainError { code message field data }';
 const INVOICE = 'id number status amount customer { name } createdAt';
 const RECEIPT = 'id status identifier amount';
 const TRANSACTION = 'id matchedInvoiceId hidden';
+const FEED = 'id bankAccountId aggregator corpNum state intervalMs';
 
 const gql = (route: string, access: Access, first: Credential, query: string, variables: (f: Fixtures) => Record<string, unknown> = () => ({})): Op => ({
   name: `mutation ${route}`,
@@ -253,7 +296,7 @@ const GQL_OPS: Op[] = [
   gql('issueCashReceipt', 'write', 'fullKey', `mutation { issueCashReceipt(input: {type: PERSONAL, identifier: "01077740001", amount: 44200}) { ${ERR} ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } } }`),
   gql('logIn', 'public', 'session', `mutation($i: LogInInput!) { logIn(input: $i) { token account { id } } }`, (f) => ({ i: { email: f.owner.email, password: f.owner.password } })),
   gql('markInvoicePaid', 'write', 'fullKey', `mutation($id: ID!) { markInvoicePaid(id: $id) { ${ERR} ... on InvoicePayload { invoice { id status } } } }`, (f) => ({ id: f.inv.markG })),
-  gql('matchTransaction', 'dashboard', 'session', `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`, (f) => ({ i: { transactionId: f.trx.match, invoiceId: f.inv.matchG } })),
+  gql('matchTransaction', 'write', 'fullKey', `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`, (f) => ({ i: { transactionId: f.trx.match, invoiceId: f.inv.matchG } })),
   gql('redeliverWebhookEvent', 'dashboard', 'session', `mutation($w: ID!, $e: ID!) { redeliverWebhookEvent(webhookId: $w, eventId: $e) { ${ERR} ... on RedeliverWebhookEventPayload { webhookId eventId } } }`, (f) => ({ w: f.hooks.redeliver, e: f.eventId })),
   gql('registerBankAccount', 'dashboard', 'session', `mutation { registerBankAccount(input: {provider: "SHINHAN", type: PERSONAL, number: "1999000044300", alias: "IdemNew"}) { bankAccount { id } verificationCode notificationToken } }`),
   gql('registerBusinessInfo', 'dashboard', 'session', `mutation { registerBusinessInfo(input: {corpNum: "2234567890", companyName: "IdemCo", representativeName: "Idem"}) { workspace { id } } }`),
@@ -273,6 +316,29 @@ const GQL_OPS: Op[] = [
   gql('simulateShopOrder', 'write', 'fullKey', `mutation($c: ID!) { simulateShopOrder(input: {connectionId: $c, buyerName: "IdemShopNew", amount: 46200}) { ${ERR} ... on SimulatedShopOrderPayload { order { status amount } } } }`, (f) => ({ c: f.shop.placeIn })),
   gql('cancelSimulatedShopOrder', 'write', 'fullKey', `mutation($c: ID!, $o: String!) { cancelSimulatedShopOrder(connectionId: $c, orderId: $o) { ${ERR} ... on SimulatedShopOrderPayload { order { status } } } }`, (f) => ({ c: f.shop.placeIn, o: f.shop.cancelOrder })),
   gql('retryShopOrderConfirmation', 'write', 'fullKey', `mutation($id: ID!) { retryShopOrderConfirmation(id: $id) { ${ERR} ... on ShopOrderPayload { shopOrder { id } } } }`, (f) => ({ id: f.shop.retryOrder })),
+  // Account-history feeds: connect, pause, resume and disconnect are the dashboard's; a poll and a booking any writer's.
+  // Only what two executions of the same call answer alike is selected (not the poll times and counts the worker moves).
+  gql('connectHistoryFeed', 'dashboard', 'session', `mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { ${ERR} ... on HistoryFeedPayload { feed { ${FEED} } } } }`, (f) => ({ i: { bankAccountId: f.history.connectOn, aggregator: 'SIMULATED' } })),
+  gql('pauseHistoryFeed', 'dashboard', 'session', `mutation($id: ID!) { pauseHistoryFeed(id: $id) { ${ERR} ... on HistoryFeedPayload { feed { ${FEED} } } } }`, (f) => ({ id: f.history.pause })),
+  gql('resumeHistoryFeed', 'dashboard', 'session', `mutation($id: ID!) { resumeHistoryFeed(id: $id) { ${ERR} ... on HistoryFeedPayload { feed { ${FEED} } } } }`, (f) => ({ id: f.history.resume })),
+  gql('disconnectHistoryFeed', 'dashboard', 'session', `mutation($id: ID!) { disconnectHistoryFeed(id: $id) { ${ERR} ... on HistoryFeedPayload { feed { ${FEED} } } } }`, (f) => ({ id: f.history.disconnect })),
+  gql('pollHistoryNow', 'write', 'fullKey', `mutation($id: ID!) { pollHistoryNow(feedId: $id) { ${ERR} ... on HistoryPollPayload { rows created skipped feed { ${FEED} } } } }`, (f) => ({ id: f.history.poll })),
+  gql(
+    'simulateHistoryDeposit',
+    'write',
+    'fullKey',
+    `mutation($id: ID!) { simulateHistoryDeposit(input: {feedId: $id, depositorName: "IdemHistoryBooked", amount: 47000}) { ${ERR} ... on SimulatedHistoryRowPayload { row { id feedId amount depositorName occurredAt } } } }`,
+    (f) => ({ id: f.history.simulate }),
+  ),
+  // Forwarded texts the service could not take: entered or dismissed in the dashboard.
+  gql(
+    'enterBankTextDeposit',
+    'dashboard',
+    'session',
+    `mutation($id: ID!) { enterBankTextDeposit(input: {bankTextId: $id, amount: 47100, depositorName: "IdemEntered"}) { ${ERR} ... on BankTextDepositPayload { bankText { id outcome resolution transactionId } transaction { id amount description source matchedInvoiceId } } } }`,
+    (f) => ({ id: f.texts.enter }),
+  ),
+  gql('dismissBankText', 'dashboard', 'session', `mutation($id: ID!) { dismissBankText(id: $id) { ${ERR} ... on BankTextPayload { bankText { id outcome resolution transactionId } } } }`, (f) => ({ id: f.texts.dismiss })),
   gql('updateWorkspaceSettings', 'dashboard', 'session', `mutation { updateWorkspaceSettings(input: {paidEmailEnabled: true}) { ${ERR} ... on WorkspacePayload { workspace { id paidEmailEnabled } } } }`),
 ];
 
@@ -310,7 +376,7 @@ async function send(op: Op, credential: Credential, key: string | null): Promise
  */
 const SECRET_RE = /(?:sk_live_|bnt_|sess_)[a-z0-9]{32,}|whsec_[A-Za-z0-9+/=]{32,}/g;
 const SECRET_FIELDS = new Set(['secret', 'signingSecret', 'clientSecret', 'notificationToken', 'verificationCode', 'token', 'access_token', 'authorizeUrl']);
-const ID_RE = /\b(ivc|trx|crt|bac|acc|whd|whm|apk|oat|oap|oas|oac|wsp|ses|evt|ivh|whp|eml|job|oag|lga|shc|sho)_[a-z0-9]{24}\b/g;
+const ID_RE = /\b(ivc|trx|crt|bac|acc|whd|whm|apk|oat|oap|oas|oac|wsp|ses|evt|ivh|whp|eml|job|oag|lga|shc|sho|hfd|hsr|btx)_[a-z0-9]{24}\b/g;
 /** A shop install's state nonce (in an authorizeUrl): a secret of the answer, new at each execution. */
 const INSTALL_STATE_RE = /state=[A-Za-z0-9_-]{43}/g;
 const TIME_RE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;

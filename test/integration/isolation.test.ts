@@ -33,6 +33,7 @@ import { addVerifiedBankAccount, bootstrap, type Bootstrapped } from '../../src/
 import { v1Routes } from '../../rest-compat/v1/routes.ts';
 import { v2Routes } from '../../rest-compat/v2/routes.ts';
 import { OPERATIONS } from '../../rest-compat/openapi/operations.ts';
+import { kstDate } from '../../src/domain/dates.ts';
 import { ERROR_TABLE, isErrorCode, type ErrorCode } from '../../src/domain/errors.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { basicAuth, createApiKey, formBody, oauthAccessToken } from '../helpers/credentials.ts';
@@ -75,6 +76,10 @@ interface Fixtures {
   shop: { connectionId: string; orderNo: string; shopOrderId: string };
   /** A text forwarded for account A (no parser understands it: stored as received). */
   bankTextId: string;
+  /** The owner's account-history feed (simulated aggregator) of account A. */
+  historyFeedId: string;
+  /** A deposit of the other workspace (unmatched): with the owner's invoice, a match tells the invoice side apart. */
+  otherTrx: string;
   /** Values the principal must never receive. */
   forbidden: Record<Principal, Markers>;
 }
@@ -234,9 +239,18 @@ async function setUp(): Promise<Fixtures> {
   expect(forwarded.body.outcome).toBe('UNRECOGNIZED');
   f.bankTextId = forwarded.body.bankTextId;
 
+  // The owner's account-history feed of A (simulated aggregator): a limited key's scope (B) leaves it out.
+  const feed = await gqlOk(
+    `mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { ${ERR} ... on HistoryFeedPayload { feed { id bankAccountId state } } } }`,
+    { i: { bankAccountId: A.id, aggregator: 'SIMULATED' } },
+    s,
+  );
+  expect(feed.connectHistoryFeed).toMatchObject({ __typename: 'HistoryFeedPayload', feed: { bankAccountId: A.id, state: 'ACTIVE' } });
+  f.historyFeedId = feed.connectHistoryFeed.feed.id;
+
   // The other workspace has data of its own, so its lists are not trivially empty.
   await create({ bankAccountIds: [], customer: { name: 'IsoOtherInv' }, amount: 5_555 }, other.apiKey.secret);
-  await c.deposit(other.bankAccount.notificationToken, { depositorName: 'IsoOtherDep', amount: 6_666 });
+  f.otherTrx = (await c.deposit(other.bankAccount.notificationToken, { depositorName: 'IsoOtherDep', amount: 6_666 })).body.transactionId;
 
   f.keys = { readOnly: readOnly.secret, limited: limited.secret, disabled: disabled.secret, victim };
   f.tokens = {
@@ -255,7 +269,7 @@ async function setUp(): Promise<Fixtures> {
       owner.accountId, owner.workspaceId, owner.email, owner.apiKey.id, A.id, A.number, B.id, B.number,
       iA, iAll, iB, iPaidAll, iBm, tA, tB, tBm, tAm, f.rct.rI, f.rct.rRevRest, f.rct.rRevGql, f.rct.rRevApi, f.webhookId, f.app.id, f.eventId, f.emailId,
       readOnly.id, limited.id, disabled.id, victim.id, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer, f.bankTextId, OWNER.bankText,
-      OWNER.person, OWNER.company, OWNER.aliasB, OWNER.hookPath, OWNER.appName, ...OWNER.keyNames,
+      f.historyFeedId, OWNER.person, OWNER.company, OWNER.aliasB, OWNER.hookPath, OWNER.appName, ...OWNER.keyNames,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iB.name, OWNER.iPaidAll.name, OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta,
       OWNER.iBm.name, OWNER.tA.name, OWNER.tB.name, OWNER.tAm.name, OWNER.rI.identifier, OWNER.rRevRest.identifier, OWNER.rRevGql.identifier, OWNER.rRevApi.identifier,
@@ -270,7 +284,7 @@ async function setUp(): Promise<Fixtures> {
   // (its deposits' names, amounts, the account number) or of the all-accounts invoices.
   const outsideB: Markers = {
     strings: [
-      A.id, A.number, iA, iAll, tA, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer, f.bankTextId, OWNER.bankText,
+      A.id, A.number, iA, iAll, tA, f.shop.connectionId, f.shop.orderNo, f.shop.shopOrderId, OWNER.shopName, OWNER.shopBuyer, f.bankTextId, OWNER.bankText, f.historyFeedId,
       OWNER.iA.name, OWNER.iA.email, OWNER.iA.phone, OWNER.iA.meta, OWNER.iAll.name, OWNER.iAll.email, OWNER.iAll.phone, OWNER.iAll.meta,
       OWNER.iPaidAll.email, OWNER.iPaidAll.phone, OWNER.iPaidAll.meta, OWNER.tA.name, OWNER.tAm.name,
     ],
@@ -333,6 +347,7 @@ const FOREIGN_V1_TRANSACTION = v1Refused(403, 'INSUFFICIENT_PERMISSIONS');
 const FOREIGN_V1_RECEIPT = v1Refused(403, 'INSUFFICIENT_PERMISSIONS');
 const FOREIGN_V2_INVOICE = v2Refused(404, '20014');
 const FOREIGN_V2_RECEIPT = v2Refused(404, '20015');
+const FOREIGN_V2_TRANSACTION = v2Refused(404, '20016');
 const OAUTH_CLIENT_REFUSED: RestExp = { kind: 'refused', status: 401, body: { error: 'invalid_client', error_description: expect.any(String) } };
 
 /** The v1 refusals of the three credentials that never get past authentication or the dashboard-token rule. */
@@ -436,6 +451,19 @@ const REST_ROWS: RestRow[] = [
   {
     route: '/v2/invoices/:id/cancel', method: 'POST', path: (f) => `/v2/invoices/${f.inv.iA}/cancel`, body: () => ({ reason: 'iso probe' }),
     expect: { otherKey: FOREIGN_V2_INVOICE, readOnlyKey: V2_READ_ONLY, limitedKey: V2_OUT_OF_SCOPE, ...V2_DEAD },
+  },
+  // POST /v2/transactions/{id}/match (ours): the deposit's scope, then the invoice's; never an all-accounts invoice.
+  {
+    route: '/v2/transactions/:id/match', method: 'POST', path: (f) => `/v2/transactions/${f.trx.tA}/match`, body: (f) => ({ invoiceId: f.inv.iA }),
+    expect: { otherKey: FOREIGN_V2_TRANSACTION, readOnlyKey: V2_READ_ONLY, limitedKey: V2_OUT_OF_SCOPE, ...V2_DEAD },
+  },
+  {
+    route: '/v2/transactions/:id/match', method: 'POST', label: 'a deposit to B and the all-accounts invoice', path: (f) => `/v2/transactions/${f.trx.tB}/match`, body: (f) => ({ invoiceId: f.inv.iAll }),
+    expect: { otherKey: FOREIGN_V2_TRANSACTION, readOnlyKey: V2_READ_ONLY, limitedKey: V2_OUT_OF_SCOPE, ...V2_DEAD },
+  },
+  {
+    route: '/v2/transactions/:id/match', method: 'POST', label: "the other workspace's deposit and the owner's invoice on B", path: (f) => `/v2/transactions/${f.otherTrx}/match`, body: (f) => ({ invoiceId: f.inv.iB }),
+    expect: { otherKey: FOREIGN_V2_INVOICE, readOnlyKey: V2_READ_ONLY, limitedKey: FOREIGN_V2_TRANSACTION, ...V2_DEAD },
   },
   {
     route: '/v2/cash-receipts/:id', method: 'GET', path: (f) => `/v2/cash-receipts/${f.rct.rI}`,
@@ -553,6 +581,11 @@ const ownerNodeIds = (f: Fixtures) => [
   f.inv.iA, f.inv.iAll, f.trx.tA, f.rct.rI, f.A.id, f.webhookId, f.keys.victim.id, f.eventId, f.emailId, f.owner.accountId, f.owner.workspaceId, f.app.id,
 ];
 
+const HISTORY_FEED = 'id bankAccountId aggregator corpNum state intervalMs lastRows lastNew lastError';
+const RECONCILIATION = 'date bankAccountId deposits { count amount } notified { count amount } announcedByText { count amount } foundByPolling { count amount } polledOnly { count amount } matchedAutomatically { count amount } matchedByHand { count amount } unmatched { count amount }';
+/** Korean days around today: yesterday to tomorrow (KST). */
+const reconciliationDays = () => ({ a: kstDate(new Date(Date.now() - 86_400_000)), b: kstDate(new Date(Date.now() + 86_400_000)) });
+
 const GQL_ROWS: GqlRow[] = [
   // ── queries ──
   { field: 'apiKeys', query: `{ apiKeys { id name secretHint bankAccountIds } }`, expect: dashboard(OK()) },
@@ -657,6 +690,36 @@ const GQL_ROWS: GqlRow[] = [
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.bankTextId, OWNER.bankText] }), limitedKey: OK(), ...GQL_DEAD },
   },
   {
+    // The owner's feed is on A: the limited key (B) sees none; the other workspace its own (none).
+    field: 'historyFeeds', query: `{ historyFeeds { ${HISTORY_FEED} } }`,
+    expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.historyFeedId, f.A.id] }), limitedKey: OK({ data: () => ({ historyFeeds: [] }) }), ...GQL_DEAD },
+  },
+  {
+    // Today's deposits (KST; a day either side, so midnight cannot split the run): a limited key sees B's rows only,
+    // the other workspace its own account's.
+    field: 'depositReconciliation', query: `query($a: String!, $b: String!) { depositReconciliation(dateAfter: $a, dateBefore: $b) { ${RECONCILIATION} } }`, vars: reconciliationDays,
+    expect: {
+      otherKey: OK({ sees: (f) => [f.other.bankAccount.id] }),
+      otherSession: OK({ sees: (f) => [f.other.bankAccount.id] }),
+      readOnlyKey: OK({ sees: (f) => [f.A.id, f.B.id] }),
+      limitedKey: OK({ sees: (f) => [f.B.id] }),
+      ...GQL_DEAD,
+    },
+  },
+  {
+    // Only account A: nothing for the other workspace, OUT_OF_SCOPE for the limited key (the id is the caller's own
+    // input, so the leak check cannot catch it: the answers are asserted whole).
+    field: 'depositReconciliation', label: 'of account A', query: `query($a: String!, $b: String!, $acc: ID) { depositReconciliation(dateAfter: $a, dateBefore: $b, bankAccountId: $acc) { ${RECONCILIATION} } }`,
+    vars: (f) => ({ ...reconciliationDays(), acc: f.A.id }),
+    expect: {
+      otherKey: OK({ data: () => ({ depositReconciliation: [] }) }),
+      otherSession: OK({ data: () => ({ depositReconciliation: [] }) }),
+      readOnlyKey: OK({ sees: (f) => [f.A.id], data: (f) => ({ depositReconciliation: [expect.objectContaining({ bankAccountId: f.A.id, deposits: { count: 2, amount: OWNER.tA.amount + OWNER.tAm.amount } })] }) }),
+      limitedKey: OUT_OF_SCOPE,
+      ...GQL_DEAD,
+    },
+  },
+  {
     field: 'shopConnections', query: `{ shopConnections { id shopId orders { id orderId invoice { id } } } }`,
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.shop.connectionId, f.shop.shopOrderId] }), limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
   },
@@ -740,6 +803,45 @@ const GQL_ROWS: GqlRow[] = [
     field: 'disconnectShop', query: `mutation($id: ID!) { disconnectShop(id: $id) { ${ERR} ... on ShopConnectionPayload { connection { id state } } } }`, vars: (f) => ({ id: f.shop.connectionId }),
     expect: dashboard(R('SHOP_CONNECTION_NOT_FOUND')),
   },
+  // Account-history feeds: connect, pause, resume and disconnect are the dashboard's; a poll and a simulated booking
+  // are any writer's (a limited key within its accounts: the owner's feed is on A).
+  {
+    field: 'connectHistoryFeed', label: "the owner's account A",
+    query: `mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { ${ERR} ... on HistoryFeedPayload { feed { ${HISTORY_FEED} } } } }`,
+    vars: (f) => ({ i: { bankAccountId: f.A.id, aggregator: 'SIMULATED' } }),
+    expect: dashboard(R('BANK_ACCOUNT_NOT_FOUND')),
+  },
+  ...(['pauseHistoryFeed', 'resumeHistoryFeed', 'disconnectHistoryFeed'] as const).map(
+    (field): GqlRow => ({
+      field,
+      query: `mutation($id: ID!) { ${field}(id: $id) { ${ERR} ... on HistoryFeedPayload { feed { ${HISTORY_FEED} } } } }`,
+      vars: (f) => ({ id: f.historyFeedId }),
+      expect: dashboard(R('HISTORY_FEED_NOT_FOUND')),
+    }),
+  ),
+  {
+    field: 'pollHistoryNow', query: `mutation($id: ID!) { pollHistoryNow(feedId: $id) { ${ERR} ... on HistoryPollPayload { rows created skipped feed { ${HISTORY_FEED} } } } }`,
+    vars: (f) => ({ id: f.historyFeedId }),
+    expect: { otherKey: R('HISTORY_FEED_NOT_FOUND'), otherSession: R('HISTORY_FEED_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'simulateHistoryDeposit',
+    query: `mutation($id: ID!) { simulateHistoryDeposit(input: {feedId: $id, depositorName: "IsoProbeDepositor", amount: 739005}) { ${ERR} ... on SimulatedHistoryRowPayload { row { id feedId rowId amount depositorName balanceAfter } } } }`,
+    vars: (f) => ({ id: f.historyFeedId }),
+    expect: { otherKey: R('HISTORY_FEED_NOT_FOUND'), otherSession: R('HISTORY_FEED_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  // Forwarded texts the service could not take: entered or dismissed in the dashboard only (the owner's text is on A).
+  {
+    field: 'enterBankTextDeposit',
+    query: `mutation($id: ID!) { enterBankTextDeposit(input: {bankTextId: $id, amount: 739006, depositorName: "IsoProbeEntered"}) { ${ERR} ... on BankTextDepositPayload { bankText { id text outcome resolution } transaction { ${TRANSACTION} } } } }`,
+    vars: (f) => ({ id: f.bankTextId }),
+    expect: dashboard(R('BANK_TEXT_NOT_FOUND')),
+  },
+  {
+    field: 'dismissBankText', query: `mutation($id: ID!) { dismissBankText(id: $id) { ${ERR} ... on BankTextPayload { bankText { id text outcome resolution } } } }`,
+    vars: (f) => ({ id: f.bankTextId }),
+    expect: dashboard(R('BANK_TEXT_NOT_FOUND')),
+  },
   ...(
     [
       ['syncShopOrders', `mutation($c: ID!) { syncShopOrders(connectionId: $c) { ${ERR} ... on ShopSyncPayload { imported connection { id } } } }`, (f: Fixtures) => ({ c: f.shop.connectionId }), 'SHOP_CONNECTION_NOT_FOUND'],
@@ -776,9 +878,21 @@ const GQL_ROWS: GqlRow[] = [
     // Another e-mail on /api: twelve failures for one e-mail would pass the log-in limit (10 in 15 minutes).
     api: { args: (a, f) => ({ input: { ...a.input, email: f.other.email } }) },
   },
+  // matchTransaction: any writer (dashboard, key, OAuth token), a limited key only within its accounts.
   {
     field: 'matchTransaction', query: `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`,
-    vars: (f) => ({ i: { transactionId: f.trx.tA, invoiceId: f.inv.iA } }), expect: dashboard(R('TRANSACTION_NOT_FOUND')),
+    vars: (f) => ({ i: { transactionId: f.trx.tA, invoiceId: f.inv.iA } }),
+    expect: { otherKey: R('TRANSACTION_NOT_FOUND'), otherSession: R('TRANSACTION_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'matchTransaction', label: 'a deposit to B and the all-accounts invoice', query: `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`,
+    vars: (f) => ({ i: { transactionId: f.trx.tB, invoiceId: f.inv.iAll } }),
+    expect: { otherKey: R('TRANSACTION_NOT_FOUND'), otherSession: R('TRANSACTION_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
+    field: 'matchTransaction', label: "the other workspace's deposit and the owner's invoice on B", query: `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`,
+    vars: (f) => ({ i: { transactionId: f.otherTrx, invoiceId: f.inv.iB } }),
+    expect: { otherKey: R('INVOICE_NOT_FOUND'), otherSession: R('INVOICE_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: R('TRANSACTION_NOT_FOUND'), ...GQL_DEAD },
   },
   {
     field: 'redeliverWebhookEvent', query: `mutation($w: ID!, $e: ID!) { redeliverWebhookEvent(webhookId: $w, eventId: $e) { ${ERR} ... on RedeliverWebhookEventPayload { webhookId eventId } } }`,
@@ -956,13 +1070,16 @@ async function ownerState() {
   const dashboardView = await gqlOk(
     `{ apiKeys { id name readOnly bankAccountIds disabledAt deletedAt } webhooks { id url enabled disabledAt previousSecretExpiresAt }
        bankAccounts { id number alias active } oauthApps { id name } oauthAuthorizations { id revokedAt }
+       historyFeeds { id bankAccountId aggregator corpNum state intervalMs createdAt } bankTexts { id bankAccountId outcome resolution resolvedAt transactionId }
        viewer { workspace { name paidEmailEnabled businessInfo { corpNum companyName } } } }`,
     {},
     f.owner.sessionToken,
   );
   const invoiceCount = (await t.client.request('GET', '/v2/invoices?offset=0&limit=1', { token: key })).body.totalItems;
   const receiptCount = (await t.client.request('GET', '/v1/cash-receipts?offset=0&limit=1', { token: key })).body.totalItems;
-  return { invoices, deposits, receipts, dashboardView, invoiceCount, receiptCount };
+  // A refused booking in the owner's history feed would become a deposit at its next poll.
+  const depositCount = (await t.client.request('GET', '/v1/transactions?offset=0&limit=1', { token: key })).body.totalItems;
+  return { invoices, deposits, receipts, dashboardView, invoiceCount, receiptCount, depositCount };
 }
 
 // ───────────────────────────── the matrix ─────────────────────────────
@@ -1110,5 +1227,6 @@ describe(`isolation matrix on ${dbLabel}`, () => {
     expect(after.receipts).toEqual([before.receipts[0], revoked(before.receipts[1]), revoked(before.receipts[2]), revoked(before.receipts[3])]);
     expect(after.dashboardView).toEqual(before.dashboardView);
     expect(after.invoiceCount).toBe(before.invoiceCount);
+    expect(after.depositCount).toBe(before.depositCount);
   });
 });

@@ -156,7 +156,7 @@ describe('every code renders in every face (one renderer per face over the table
   });
 
   it('a refusal is a 4xx code; the service’s or a dependency’s failure is not', () => {
-    expect(codes.filter((c) => !isRefusal(c))).toEqual(['AGENCY_API_FAILED', 'AGENCY_EMAIL_FAILED', 'SHOP_API_FAILED', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR']);
+    expect(codes.filter((c) => !isRefusal(c))).toEqual(['AGENCY_API_FAILED', 'AGENCY_EMAIL_FAILED', 'SHOP_API_FAILED', 'AGGREGATOR_API_FAILED', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR']);
   });
 });
 

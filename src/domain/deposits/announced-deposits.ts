@@ -25,7 +25,7 @@ import { inRawTransaction, type Deps, type RawQuery } from '../deps.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
 import { matchOutcomeOf, type DepositOrigin } from './deposit-row.ts';
 import { depositNameKey } from './depositor-name.ts';
-import { storeDeposit } from './intake.ts';
+import { matchAgainAfterCommit, storeDeposit, type StoredDeposit } from './intake.ts';
 
 /** A deposit as a text or a history row announces it. */
 export interface AnnouncedDeposit {
@@ -95,7 +95,7 @@ export async function storeAnnouncedDeposit(
 ): Promise<{ transaction: Transaction; created: boolean }> {
   const notificationId = announcedDepositIdentity(account.id, d);
   const attempt = () =>
-    inRawTransaction(deps, async (q) => {
+    inRawTransaction(deps, async (q): Promise<StoredDeposit & { created: boolean }> => {
       await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 19))::text AS locked`, [`announced-deposits\u0001${account.id}`]);
       const now = deps.clock.now();
       const [same] = await q<Transaction>(
@@ -104,17 +104,20 @@ export async function storeAnnouncedDeposit(
         [account.id, notificationId, origin.source === 'HISTORY' ? origin.historyRowId : null],
       );
       const earlier = same ?? (await otherSourcesDeposit(q, account.id, d, origin));
-      if (earlier) return { transaction: await noteAnnouncedAgain(q, earlier, origin, now), created: false };
+      if (earlier) return { transaction: await noteAnnouncedAgain(q, earlier, origin, now), created: false, invoicesCreatedMeanwhile: false };
       const n = { notificationId, depositorName: d.depositorName, amount: d.amount, receivedAt: d.occurredAt };
-      return { transaction: await storeDeposit(q, account, n, now, undefined, origin), created: true };
+      return { ...(await storeDeposit(q, account, n, now, undefined, origin)), created: true };
     });
+  let stored: StoredDeposit & { created: boolean };
   try {
-    const stored = await attempt();
-    if (stored.created) deps.observe?.matchOutcome(matchOutcomeOf(stored.transaction));
-    return stored;
+    stored = await attempt();
   } catch (e) {
     // A bank notification posted with this very notificationId (the JSON feed takes no lock): the stored one stands.
-    if (isUniqueViolation(e, 'notificationId') || isUniqueViolation(e, 'historyRowId')) return attempt();
-    throw e;
+    if (!isUniqueViolation(e, 'notificationId') && !isUniqueViolation(e, 'historyRowId')) throw e;
+    stored = await attempt();
   }
+  if (!stored.created) return { transaction: stored.transaction, created: false };
+  const transaction = await matchAgainAfterCommit(deps, account, stored);
+  deps.observe?.matchOutcome(matchOutcomeOf(transaction));
+  return { transaction, created: true };
 }

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { BankAccount, BankText, Transaction } from '../../generated/prisma/client.ts';
 import { timestampSchema } from '../dates.ts';
 import type { Principal } from '../auth/principal.ts';
-import { requirePrincipal } from '../auth/rules.ts';
+import { actorOf, assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
 import type { Deps } from '../deps.ts';
 import { clampedSize } from '../paging.ts';
 import { DomainError } from '../errors.ts';
@@ -20,6 +20,7 @@ import { sha256Hex } from '../secrets.ts';
 import { accountMatchesMask } from './bank-texts/account-mask.ts';
 import { parseBankText, type BankTextParse } from './bank-texts/parse-bank-text.ts';
 import { storeAnnouncedDeposit } from './announced-deposits.ts';
+import { parseBankNotification } from './bank-notification.ts';
 
 /** The largest text stored (UTF-16 code units): what no phone sends; longer is refused, not stored. */
 export const MAX_STORED_TEXT = 20_000;
@@ -126,4 +127,79 @@ export async function listBankTexts(deps: Deps, principal: Principal | null, f: 
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: clampedSize(f.first, 50),
   });
+}
+
+/** A text the merchant may still deal with: one the service could not take, not yet entered or dismissed. */
+async function loadOpenBankText(deps: Deps, p: Principal, id: unknown): Promise<BankText> {
+  const text = typeof id === 'string' ? await deps.prisma.bankText.findUnique({ where: { id } }) : null;
+  if (!text || text.workspaceId !== p.workspaceId) throw new DomainError('BANK_TEXT_NOT_FOUND');
+  if (!bankAccountInScope(p, text.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
+  if ((text.outcome !== 'UNRECOGNIZED' && text.outcome !== 'REFUSED') || text.resolution !== null) throw new DomainError('BANK_TEXT_NOT_OPEN');
+  return text;
+}
+
+/** Marks an open text resolved (a conditional update: of two merchants at once, one wins); false when it was not open. */
+async function claimBankText(deps: Deps, id: string, resolution: 'ENTERED' | 'DISMISSED', by: string): Promise<boolean> {
+  const { count } = await deps.prisma.bankText.updateMany({
+    where: { id, resolution: null, outcome: { in: ['UNRECOGNIZED', 'REFUSED'] } },
+    data: { resolution, resolvedAt: deps.clock.now(), resolvedBy: by },
+  });
+  return count === 1;
+}
+
+export interface EnterBankTextDepositRequest {
+  bankTextId: unknown;
+  amount: unknown;
+  depositorName: unknown;
+  /** When the deposit was made, per the bank (ISO 8601 with a zone; a transaction's receivedAt); default: when the phone received the text. */
+  receivedAt?: unknown;
+  balanceAfter?: unknown;
+}
+
+/**
+ * enterBankTextDeposit (dashboard): the merchant reads a text the service could not (UNRECOGNIZED), or accepts one it
+ * refused (REFUSED), and enters the deposit it announces; it is stored on the text's account like a text's deposit —
+ * the same identity, so a deposit polling or another text already stored is found, not doubled — and matched.
+ */
+export async function enterBankTextDeposit(deps: Deps, principal: Principal | null, r: EnterBankTextDepositRequest): Promise<{ bankText: BankText; transaction: Transaction }> {
+  const p = requireSession(principal);
+  assertCanWrite(p);
+  const text = await loadOpenBankText(deps, p, r.bankTextId);
+  const n = parseBankNotification({
+    notificationId: text.id,
+    amount: r.amount,
+    depositorName: r.depositorName,
+    receivedAt: r.receivedAt ?? text.phoneReceivedAt.toISOString(),
+  });
+  if (n.receivedAt.getTime() > deps.clock.now().getTime()) throw new DomainError('VALIDATION_FAILED', { message: 'receivedAt cannot be in the future.', path: ['receivedAt'] });
+  if (r.balanceAfter != null && (typeof r.balanceAfter !== 'number' || !Number.isSafeInteger(r.balanceAfter))) {
+    throw new DomainError('VALIDATION_FAILED', { message: 'balanceAfter must be a whole number of won.', path: ['balanceAfter'] });
+  }
+  const balanceAfter = (r.balanceAfter as number | null | undefined) ?? null;
+  const account = await deps.prisma.bankAccount.findUnique({ where: { id: text.bankAccountId } });
+  if (!account || account.deletedAt) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { message: "The text's bank account was deleted." });
+  if (!(await claimBankText(deps, text.id, 'ENTERED', actorOf(p).name))) throw new DomainError('BANK_TEXT_NOT_OPEN');
+  try {
+    const { transaction } = await storeAnnouncedDeposit(
+      deps,
+      account,
+      { amount: n.amount, depositorName: n.depositorName, occurredAt: n.receivedAt, balanceAfter },
+      { source: 'TEXT', balanceAfter },
+    );
+    const bankText = await deps.prisma.bankText.update({ where: { id: text.id }, data: { transactionId: transaction.id } });
+    return { bankText, transaction };
+  } catch (e) {
+    // Not stored: the text is open again, for another try.
+    await deps.prisma.bankText.updateMany({ where: { id: text.id, resolution: 'ENTERED', transactionId: null }, data: { resolution: null, resolvedAt: null, resolvedBy: null } });
+    throw e;
+  }
+}
+
+/** dismissBankText (dashboard): the merchant looked at a text the service could not take and it announces no deposit. */
+export async function dismissBankText(deps: Deps, principal: Principal | null, id: unknown): Promise<BankText> {
+  const p = requireSession(principal);
+  assertCanWrite(p);
+  const text = await loadOpenBankText(deps, p, id);
+  if (!(await claimBankText(deps, text.id, 'DISMISSED', actorOf(p).name))) throw new DomainError('BANK_TEXT_NOT_OPEN');
+  return deps.prisma.bankText.findUniqueOrThrow({ where: { id: text.id } });
 }

@@ -104,10 +104,10 @@ export interface IdList<Filter, Row extends { id: string }> {
 export type ListedModel = 'Invoice' | 'Transaction' | 'CashReceipt';
 
 /**
- * Scalar types the driver reads as Prisma gives them: text → string, int4 → number, boolean, timestamptz → Date (every
+ * Scalar types the driver reads as Prisma gives them: text → string, int4 and float8 → number, boolean, timestamptz → Date (every
  * DateTime of the listed models is timestamptz(3)), jsonb → its parsed value, text[] → string[], an enum → its label.
  */
-const DRIVER_TYPES = new Set(['String', 'Int', 'Boolean', 'DateTime', 'Json']);
+const DRIVER_TYPES = new Set(['String', 'Int', 'Float', 'Boolean', 'DateTime', 'Json']);
 const rowStatements = new Map<ListedModel, string>();
 
 /** The statement reading the rows of some ids of `model` with every scalar column, named as Prisma names the fields. */

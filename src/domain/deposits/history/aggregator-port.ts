@@ -7,6 +7,7 @@
  * where the last poll ended) and hands the adapter what a call needs. Credentials of the service's own aggregator
  * contract (Popbill: LinkID and SecretKey) are the adapter's configuration, never the domain's.
  */
+import type { BankProviderId } from '../../bank-accounts/bank-providers.ts';
 
 export const AGGREGATORS = ['POPBILL', 'SIMULATED'] as const;
 export type AggregatorName = (typeof AGGREGATORS)[number];
@@ -15,8 +16,8 @@ export type AggregatorName = (typeof AGGREGATORS)[number];
 export interface HistoryAccount {
   /** Our feed's id (the simulated aggregator keeps one ledger per feed). */
   feedId: string;
-  /** Our bank provider id (KB_KOOKMIN, SHINHAN, WOORI, HANA, NH_NONGHYUP, IBK, KAKAOBANK); the adapter maps it to the aggregator's bank code. */
-  provider: string;
+  /** Our bank provider id; the adapter maps it to the aggregator's bank code (or refuses a bank the aggregator does not serve). */
+  provider: BankProviderId;
   /** The account number, digits only. */
   accountNumber: string;
   /** The merchant's business registration number at the aggregator (10 digits), when the aggregator needs one (Popbill: CorpNum). */
@@ -48,7 +49,8 @@ export interface HistoryWindow {
  * job the aggregator failed to finish); otherwise the aggregator refused for good until the merchant acts (the account
  * is not registered with it, its bank credentials expired, our contract's credentials are wrong). `code`/`message`:
  * the aggregator's own (Popbill: `{code: -99999999, message}`), or ours ("TIMEOUT", "NETWORK", "HTTP_503",
- * "BAD_RESPONSE", "JOB_TIMEOUT").
+ * "BAD_RESPONSE", "JOB_TIMEOUT", "ABORTED"), or a request refused before any call (e.g. "NO_CORP_NUM", "UNSUPPORTED_BANK").
+ * A refusal that is not retryable stops the feed until the merchant (or, for our own credentials, the operator) acts.
  */
 export class AggregatorError extends Error {
   readonly code: string;
@@ -70,4 +72,9 @@ export interface AggregatorAdapter {
    * Throws AggregatorError. `signal` aborts a poll in progress (the service is stopping).
    */
   listDeposits(account: HistoryAccount, window: HistoryWindow, signal?: AbortSignal): Promise<HistoryRow[]>;
+}
+
+/** The aggregators offered by this service: the simulated one always, Popbill when configured. */
+export interface AggregatorAdapters {
+  get(name: AggregatorName): AggregatorAdapter | null;
 }
