@@ -135,6 +135,7 @@ export const ERROR_TABLE = {
   HISTORY_FEED_NOT_ACTIVE: r(409, 'CONFLICT', 409, '270003', 'The account-history feed is paused or needs attention: resume it first.'),
   HISTORY_FEED_NOT_SIMULATED: r(409, 'CONFLICT', 409, '270004', 'History rows can be simulated only on a feed of the simulated aggregator.'),
   AGGREGATOR_API_FAILED: r(502, 'AGGREGATOR_API_FAILED', 502, '270005', 'The aggregator refused the call or did not answer; retry later.'),
+  HISTORY_FEED_CONNECTED_ELSEWHERE: r(409, 'CONFLICT', 409, '270006', "This account's history is polled for another workspace of this service; disconnect it there, or contact support."),
 
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),

@@ -117,6 +117,8 @@ export interface FakePopbill {
   addAccount(corpNum: string, bankCode: string, accountNumber: string): void;
   /** The bank refuses Popbill's login for this account (RequestJob answers credentialsExpired). */
   expireCredentials(corpNum: string, bankCode: string, accountNumber: string): void;
+  /** The merchant gave Popbill the account's new bank credentials: its jobs run again. */
+  renewCredentials(corpNum: string, bankCode: string, accountNumber: string): void;
   /** Adds rows to the account's ledger (a deposit unless accIn is 0/empty); returns them as stored. */
   addRows(corpNum: string, bankCode: string, accountNumber: string, rows: NewLedgerRow[]): FakeLedgerRow[];
   /** The next n jobs end (jobState 3) with this error code and reason. */
@@ -426,6 +428,11 @@ export async function startFakePopbill(opts: FakePopbillOptions): Promise<FakePo
       const account = accounts.get(accountKey(corpNum, bankCode, accountNumber));
       if (!account) throw new Error('fake-popbill: no such account');
       account.credentialsValid = false;
+    },
+    renewCredentials(corpNum, bankCode, accountNumber) {
+      const account = accounts.get(accountKey(corpNum, bankCode, accountNumber));
+      if (!account) throw new Error('fake-popbill: add the account first');
+      account.credentialsValid = true;
     },
     addRows(corpNum, bankCode, accountNumber, rows) {
       const account = accounts.get(accountKey(corpNum, bankCode, accountNumber));

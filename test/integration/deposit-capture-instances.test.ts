@@ -102,7 +102,7 @@ describe.runIf(onPostgres)('deposit capture on two instances over PostgreSQL', (
       const at = new Date(Date.now() - 30_000);
       // The text's minute and the row's second differ (the identity cannot see they are one): the look-up must.
       const [byText, byRow] = await Promise.all([
-        storeAnnouncedDeposit(apps[0]!.deps, account, { amount, depositorName: '잔액없는문자', occurredAt: at, balanceAfter: null }, { source: 'TEXT', balanceAfter: null }),
+        storeAnnouncedDeposit(apps[0]!.deps, account, { amount, depositorName: '잔액없는문자', occurredAt: at, balanceAfter: null }, { source: 'TEXT', balanceAfter: null, channel: 'SMS' }),
         storeAnnouncedDeposit(
           apps[1]!.deps,
           account,

@@ -111,7 +111,7 @@ describe(`account-history polling on ${dbLabel}`, () => {
     const account = await t.app.deps.prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
     // The text's minute may fall before the row's (its clock, or the bank's text): 50 s apart.
     const at = new Date(Date.now() - 50_000);
-    const byText = await storeAnnouncedDeposit(t.app.deps, account, { amount: 44_000, depositorName: '잔액없음', occurredAt: at, balanceAfter: null }, { source: 'TEXT', balanceAfter: null });
+    const byText = await storeAnnouncedDeposit(t.app.deps, account, { amount: 44_000, depositorName: '잔액없음', occurredAt: at, balanceAfter: null }, { source: 'TEXT', balanceAfter: null, channel: 'SMS' });
     expect(byText.created).toBe(true);
     await book('잔액없음', 44_000, { occurredAt: new Date(at.getTime() + 50_000).toISOString() });
     expect((await settled()).lastNew).toBe(0);
@@ -139,6 +139,63 @@ describe(`account-history polling on ${dbLabel}`, () => {
     // Of two polls at once one may find the other running (CONFLICT): never both storing.
     for (const p of [pollA, pollB]) expect(p.__typename === 'HistoryPollPayload' || p.code === 'CONFLICT').toBe(true);
     expect(await deposits(46_000)).toHaveLength(1);
+  });
+
+  it('an SMS with the balance and a push without it, or a push timed a minute later by the phone: one deposit; two SMS of two deposits stay two', async () => {
+    const account = await t.app.deps.prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
+    const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000);
+    const announce = (d: { name: string; amount: number; at: Date; balance: number | null }, channel: 'SMS' | 'PUSH') =>
+      storeAnnouncedDeposit(t.app.deps, account, { amount: d.amount, depositorName: d.name, occurredAt: d.at, balanceAfter: d.balance }, { source: 'TEXT', balanceAfter: d.balance, channel });
+    const sms = await announce({ name: '채널둘', amount: 46_100, at, balance: 4_046_100 }, 'SMS');
+    const push = await announce({ name: '채널둘', amount: 46_100, at, balance: null }, 'PUSH');
+    expect([sms.created, push.created]).toEqual([true, false]);
+    expect(push.transaction.id).toBe(sms.transaction.id);
+    expect(push.transaction.textChannels.sort()).toEqual(['PUSH', 'SMS']);
+    // A push stamped with when the phone received it, the next minute, the same balance.
+    const late = await announce({ name: '채널둘', amount: 46_100, at: new Date(at.getTime() + 65_000), balance: 4_046_100 }, 'PUSH');
+    expect(late).toMatchObject({ created: false, transaction: { id: sms.transaction.id } });
+    // Two deposits of one name and amount a minute apart, no balance shown, each by its SMS: two.
+    const one = await announce({ name: '두문자', amount: 46_200, at, balance: null }, 'SMS');
+    const two = await announce({ name: '두문자', amount: 46_200, at: new Date(at.getTime() + 60_000), balance: null }, 'SMS');
+    expect([one.created, two.created]).toEqual([true, true]);
+  });
+
+  it('a text that cut the name short and its history row with the whole name: one deposit', async () => {
+    const account = await t.app.deps.prisma.bankAccount.findUniqueOrThrow({ where: { id: m.bankAccount.id } });
+    // The text's time a few seconds before the row's (booked now: after the feed was connected).
+    const at = new Date(Date.now() - 5_000);
+    const byText = await storeAnnouncedDeposit(t.app.deps, account, { amount: 12_340, depositorName: '홍길동(테스트상', occurredAt: at, balanceAfter: null }, { source: 'TEXT', balanceAfter: null, channel: 'SMS' });
+    await book('홍길동(테스트상점)', 12_340);
+    await settled();
+    const all = await deposits(12_340);
+    expect(all.map((d) => d.id)).toEqual([byText.transaction.id]);
+    expect(all[0]!.historySeenAt).not.toBeNull();
+  });
+
+  it('two history rows of one identity (the same amount and balance in a minute) are two deposits, each polled once', async () => {
+    const at = new Date().toISOString();
+    await book('같은잔액', 3_000, { balanceAfter: 777_000, occurredAt: at });
+    await book('같은잔액', 3_000, { balanceAfter: 777_000, occurredAt: at });
+    await settled();
+    const all = await deposits(3_000);
+    expect(all).toHaveLength(2);
+    expect(new Set(all.map((d) => d.historyRowId)).size).toBe(2);
+    expect((await pollNow()).created).toBe(0);
+  });
+
+  it("a phone whose clock runs ahead does not date a deposit in the future; a deposit entered by hand is not dated long before its text", async () => {
+    const ahead = new Date(Date.now() + 400 * 86_400_000);
+    const r = await text(shinhanText(m.bankAccount.number, '미래시계', 49_500, 9_949_500, ahead), ahead);
+    if (r.body.transactionId) {
+      const d = await t.app.deps.prisma.transaction.findUniqueOrThrow({ where: { id: r.body.transactionId } });
+      expect(d.receivedAt.getTime()).toBeLessThanOrEqual(Date.now() + 10 * 60_000);
+    } else expect(r.body.outcome).toBe('UNRECOGNIZED');
+    const open = await text('입금 알림 형식을 모르는 문자 49600원');
+    const old = await gql(
+      `mutation($i: EnterBankTextDepositInput!) { enterBankTextDeposit(input: $i) { __typename ... on DomainError { code field } } }`,
+      { i: { bankTextId: open.body.bankTextId, amount: 49_600, depositorName: '오래된', receivedAt: '2020-01-01T00:00:00Z' } },
+    );
+    expect(old.enterBankTextDeposit).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
   it('rows booked before the feed was connected are left alone', async () => {
@@ -216,7 +273,8 @@ describe(`account-history polling on ${dbLabel}`, () => {
          matchedAutomatically { count } matchedByHand { count } unmatched { count } } }`,
       { a: kstDate(new Date(Date.now() - 86_400_000)), b: today, acc: m.bankAccount.id },
     );
-    const all = await t.app.deps.prisma.transaction.findMany({ where: { bankAccountId: m.bankAccount.id, verification: false } });
+    // The deposits of the days asked for (a text read with a year-old date, above, is not among them).
+    const all = (await t.app.deps.prisma.transaction.findMany({ where: { bankAccountId: m.bankAccount.id, verification: false } })).filter((d) => kstDate(d.receivedAt) >= kstDate(new Date(Date.now() - 86_400_000)));
     const rows = r.depositReconciliation;
     const sum = (f: (d: any) => number) => rows.reduce((n, d) => n + f(d), 0);
     expect(sum((d) => d.deposits.count)).toBe(all.length);

@@ -10,7 +10,6 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { FAKE_POPBILL_CODES, startFakePopbill, type FakePopbill } from '../helpers/fake-popbill.ts';
 
-const CORP = '1208147521';
 const SHINHAN = '0088';
 const kstStamp = (t: number) => new Date(t + 9 * 3600_000).toISOString().replace(/\D/g, '').slice(0, 14);
 
@@ -19,11 +18,14 @@ describe(`account history through Popbill (a fake) on ${dbLabel}`, () => {
   let t: TestApp;
   let m: Bootstrapped;
   let feedId: string;
+  let CORP: string;
   let rowSeq = 0;
   let balance = 1_000_000;
   const gql = <T = any>(query: string, variables: Record<string, unknown> = {}, token = m.sessionToken) => t.client.gql<T>(query, variables, token);
   const feed = () => t.app.deps.prisma.historyFeed.findUniqueOrThrow({ where: { id: feedId } });
+  /** A poll now (an earlier one's time set back a minute: on demand, a real aggregator's feed is polled once a minute at most). */
   const pollNow = async () => {
+    await t.app.deps.sql.query(`UPDATE "HistoryFeed" SET "lastPolledAt" = "lastPolledAt" - interval '61 seconds' WHERE id = $1`, [feedId]);
     for (let i = 0; ; i++) {
       const r = (
         await gql(
@@ -59,14 +61,16 @@ describe(`account history through Popbill (a fake) on ${dbLabel}`, () => {
       env: { POPBILL_LINK_ID: 'BTPAY', POPBILL_SECRET_KEY: secretKey, POPBILL_TEST: 'true', POPBILL_API_URL: fake.url, POPBILL_AUTH_URL: fake.url, POPBILL_TIMEOUT_MS: '1500', HISTORY_POLL_INTERVAL_MS: '3600000' },
     });
     m = await bootstrap(t.client);
+    CORP = m.businessInfo!.corpNum;
     fake.addMember(CORP);
     fake.addAccount(CORP, SHINHAN, m.bankAccount.number);
-    const noCorp = await gql(`mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { __typename ... on DomainError { code field } } }`, {
-      i: { bankAccountId: m.bankAccount.id, aggregator: 'POPBILL' },
+    // The business number is the workspace's own: another one is refused; left out, it is the registered one.
+    const otherCorp = await gql(`mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { __typename ... on DomainError { code field } } }`, {
+      i: { bankAccountId: m.bankAccount.id, aggregator: 'POPBILL', corpNum: CORP === '1208147521' ? '2208147521' : '1208147521' },
     });
-    expect(noCorp.connectHistoryFeed).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(otherCorp.connectHistoryFeed).toMatchObject({ code: 'VALIDATION_FAILED' });
     const r = await gql(`mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { ... on HistoryFeedPayload { feed { id aggregator corpNum state } } } }`, {
-      i: { bankAccountId: m.bankAccount.id, aggregator: 'POPBILL', corpNum: '120-81-47521' },
+      i: { bankAccountId: m.bankAccount.id, aggregator: 'POPBILL' },
     });
     expect(r.connectHistoryFeed.feed).toMatchObject({ aggregator: 'POPBILL', corpNum: CORP, state: 'ACTIVE' });
     feedId = r.connectHistoryFeed.feed.id;
@@ -140,11 +144,53 @@ describe(`account history through Popbill (a fake) on ${dbLabel}`, () => {
     expect(f).toMatchObject({ state: 'NEEDS_ATTENTION', nextPollAt: null });
     expect(f.lastError).toMatch(/\S/);
     expect(await pollNow()).toMatchObject({ code: 'HISTORY_FEED_NOT_ACTIVE' });
-    // Fixed at Popbill (the account registered again): resumed, polled at once.
-    fake.addAccount(CORP, SHINHAN, m.bankAccount.number);
+    // Fixed at Popbill (the bank credentials given again): resumed, polled at once, and the poll succeeds.
+    fake.renewCredentials(CORP, SHINHAN, m.bankAccount.number);
+    const stoppedAt = (await feed()).lastPolledAt!.getTime();
     const resumed = await gql(`mutation($id: ID!) { resumeHistoryFeed(id: $id) { ... on HistoryFeedPayload { feed { state } } } }`, { id: feedId });
     expect(resumed.resumeHistoryFeed.feed.state).toBe('ACTIVE');
-    await expect.poll(async () => (await feed()).lastError, { timeout: 10_000 }).toBeNull();
-    expect((await feed()).state).toBe('ACTIVE');
+    for (let i = 0; i < 400 && !((await feed()).lastPolledAt!.getTime() > stoppedAt); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await feed()).toMatchObject({ state: 'ACTIVE', lastError: null, failures: 0 });
+    expect((await feed()).lastPolledAt!.getTime()).toBeGreaterThan(stoppedAt);
+  });
+
+  it("another workspace that registers this merchant's account and business numbers as its own cannot read the history", async () => {
+    const thief = await bootstrap(t.client, { businessInfo: false });
+    await t.client.gql(`mutation($input: RegisterBusinessInfoInput!) { registerBusinessInfo(input: $input) { workspace { id } } }`, { input: { corpNum: CORP, companyName: 'Thief', representativeName: 'T' } }, thief.sessionToken);
+    const reg = await t.client.gql<{ registerBankAccount: { bankAccount: { id: string }; verificationCode: string; notificationToken: string } }>(
+      `mutation($input: RegisterBankAccountInput!) { registerBankAccount(input: $input) { bankAccount { id } verificationCode notificationToken } }`,
+      { input: { provider: 'SHINHAN', type: 'PERSONAL', number: m.bankAccount.number, alias: 'stolen' } },
+      thief.sessionToken,
+    );
+    const connect = () =>
+      t.client.gql(`mutation($i: ConnectHistoryFeedInput!) { connectHistoryFeed(input: $i) { __typename ... on DomainError { code } } }`, { i: { bankAccountId: reg.registerBankAccount.bankAccount.id, aggregator: 'POPBILL' } }, thief.sessionToken);
+    // Not verified: refused.
+    expect((await connect()).connectHistoryFeed).toMatchObject({ code: 'BANK_ACCOUNT_NOT_VERIFIED' });
+    // Verified by its own (self-posted) 1-won notification: still refused, the account's history is polled for its owner.
+    await t.client.deposit(reg.registerBankAccount.notificationToken, { depositorName: reg.registerBankAccount.verificationCode, amount: 1 });
+    expect((await connect()).connectHistoryFeed).toMatchObject({ code: 'HISTORY_FEED_CONNECTED_ELSEWHERE' });
+    expect(await t.app.deps.prisma.historyFeed.count({ where: { workspaceId: thief.workspaceId } })).toBe(0);
+  });
+
+  it('a row whose name the database could not store (a NUL byte) is stored cleaned, and holds no later row back', async () => {
+    fake.addRows(CORP, SHINHAN, m.bankAccount.number, [
+      { tid: `tid-${++rowSeq}`, trdt: kstStamp(Date.now()), accIn: '63,001', balance: String((balance += 63_001)), remark1: 'bad\u0000name' },
+      { tid: `tid-${++rowSeq}`, trdt: kstStamp(Date.now()), accIn: '63,002', balance: String((balance += 63_002)), remark1: '다음행' },
+    ]);
+    expect(await pollNow()).toMatchObject({ __typename: 'HistoryPollPayload', created: 2 });
+    const stored = await t.app.deps.prisma.transaction.findMany({ where: { bankAccountId: m.bankAccount.id, amount: { in: [63_001, 63_002] } }, orderBy: { amount: 'asc' } });
+    expect(stored.map((d) => d.description)).toEqual(['badname', '다음행']);
+  });
+
+  it("an aggregator's absurd Retry-After is held to the longest backoff; an on-demand poll within a minute of the last is refused", async () => {
+    fake.failNext(1, { status: 429, headers: { 'retry-after': '99999999999999999999' }, body: { code: FAKE_POPBILL_CODES.rateLimited, message: 'slow down' } });
+    const before = Date.now();
+    expect(await pollNow()).toMatchObject({ code: 'AGGREGATOR_API_FAILED' });
+    const f = await feed();
+    expect(f).toMatchObject({ state: 'ACTIVE', failures: 1, pollLeaseUntil: null });
+    expect(f.nextPollAt!.getTime()).toBeLessThanOrEqual(before + 3600_000 + 5_000);
+    expect(await pollNow()).toMatchObject({ __typename: 'HistoryPollPayload' });
+    const again = (await gql(`mutation($f: ID!) { pollHistoryNow(feedId: $f) { __typename ... on DomainError { code } } }`, { f: feedId })).pollHistoryNow;
+    expect(again).toMatchObject({ code: 'RATE_LIMITED' });
   });
 });

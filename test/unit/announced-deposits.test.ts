@@ -1,7 +1,7 @@
 /** The identity of a deposit announced by text or history, and the window a history poll reads. */
 import { describe, expect, it } from 'vitest';
-import { announcedDepositIdentity } from '../../src/domain/deposits/announced-deposits.ts';
-import { MAX_LOOKBACK_DAYS, pollWindow } from '../../src/domain/deposits/history/history-polling.ts';
+import { announcedDepositIdentity, namesMayBeOne } from '../../src/domain/deposits/announced-deposits.ts';
+import { MAX_LOOKBACK_DAYS, pollWindow, storableName } from '../../src/domain/deposits/history/history-polling.ts';
 
 const at = new Date('2026-07-04T06:18:25Z');
 const base = { amount: 10_000, depositorName: '홍길동', occurredAt: at, balanceAfter: 3_710_000 };
@@ -42,5 +42,28 @@ describe('pollWindow', () => {
   });
   it(`reads at most ${MAX_LOOKBACK_DAYS} days back, however long the feed was stopped`, () => {
     expect(pollWindow({ lastPolledAt: new Date('2025-01-01T00:00:00Z'), createdAt: new Date('2025-01-01T00:00:00Z') }, now)).toEqual({ from: '2026-10-26', to: '2026-11-26' });
+  });
+});
+
+describe('namesMayBeOne', () => {
+  it('equal names, in their comparison form', () => {
+    expect(namesMayBeOne('홍길동', '홍길동'.normalize('NFD'))).toBe(true);
+    expect(namesMayBeOne('ＫＩＭ', 'kim')).toBe(true);
+  });
+  it('one name cut short of the other, keeping at least three characters', () => {
+    expect(namesMayBeOne('홍길동(테스트상', '홍길동(테스트상점)')).toBe(true);
+    expect(namesMayBeOne('홍길동(테스트상점)', '홍길동(테스트상')).toBe(true);
+    expect(namesMayBeOne('홍길', '홍길동')).toBe(false);
+    expect(namesMayBeOne('홍길동', '홍길순')).toBe(false);
+    expect(namesMayBeOne('길동', '홍길동')).toBe(false);
+  });
+});
+
+describe('storableName', () => {
+  it('drops what no database stores, and cuts at 100 characters', () => {
+    expect(storableName('bad\u0000name')).toBe('badname');
+    expect(storableName('a\uD800b')).toBe('ab');
+    expect(storableName('  홍길동\n')).toBe('홍길동');
+    expect([...storableName('가'.repeat(300))]).toHaveLength(100);
   });
 });

@@ -28,6 +28,7 @@ const deposit = (over: Partial<Transaction> = {}): Transaction => ({
   source: 'NOTIFICATION',
   balanceAfter: null,
   textAnnouncedAt: null,
+  textChannels: [],
   historyRowId: null,
   historySeenAt: null,
   createdAt: now,

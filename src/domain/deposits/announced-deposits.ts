@@ -1,23 +1,26 @@
 /**
  * Deposits the bank announced in its own words — a forwarded text (bank-text-intake.ts) or a row of the account's
- * history found by polling (history/history-polling.ts) — stored once, whichever source tells first (README, "Deposits
- * by text and by history").
+ * history found by polling (history/history-polling.ts) — stored once, whichever source tells first (README, "One
+ * deposit, however often announced").
  *
  * The identity of such a deposit: the account, the amount, the minute, and the balance after it; the depositor name
- * instead of the balance when the bank gave none. It becomes the deposit's notificationId, so the same text twice (SMS
- * and push, a forwarder that retries) is one deposit, and a history row of the same minute and balance is the deposit
- * its text announced. The name is left out when the balance is known because the text and the history do not always
- * spell it alike (one bank cuts it shorter in its texts): the balance after a deposit already tells two deposits of the
- * same amount and minute apart.
+ * instead of the balance when the bank gave none. It becomes the deposit's notificationId, so the same text twice (a
+ * forwarder that retries, SMS and push alike) is one deposit, and a history row of the same minute and balance is the
+ * deposit its text announced. The name is left out when the balance is known because texts and histories do not
+ * always spell it alike (a bank cuts it shorter in its texts): the balance after a deposit already tells two deposits
+ * of the same amount and minute apart.
  *
- * Where the identity cannot see that a text and a history row are one deposit — a text that shows no balance, or a
- * clock that put them in neighbouring minutes — the other source's deposit is looked for: same account and amount,
- * within SAME_DEPOSIT_WINDOW_MS, the same balance (when both have one) or else the same name, not yet announced by a
- * source of this kind. Texts never pair with texts this way, nor rows with rows: two genuine deposits of the same
- * amount and name a minute apart stay two.
+ * Where the identity cannot see that two announcements are one deposit — an SMS with the balance and a push without
+ * it, a push timed when the phone received it, a text without a balance and its history row — the deposit announced
+ * earlier is looked for (earlierAnnouncement): same account and amount, within SAME_DEPOSIT_WINDOW_MS, the same balance
+ * when both show one, else names that may be one (namesMayBeOne: equal, or one cut short of the other). A text pairs
+ * only with a deposit no text of its channel (SMS, PUSH) announced yet, and a history row only with one no row was
+ * found for: two genuine deposits of the same amount and name a minute apart, each announced by its SMS, stay two.
+ * A history row is one deposit of its own: its aggregator's id (historyRowId) is never given to a deposit that has
+ * another's.
  *
  * Both sources take the account's deposit lock (a transaction-scoped advisory lock) around the look-up and the
- * insert, so a text and a history row of one deposit arriving at the same moment, on two instances, are stored once.
+ * insert, so announcements of one deposit arriving at the same moment, on several instances, are stored once.
  */
 import { createHash } from 'node:crypto';
 import type { BankAccount, Transaction } from '../../generated/prisma/client.ts';
@@ -46,23 +49,42 @@ export function announcedDepositIdentity(accountId: string, d: AnnouncedDeposit)
   return `dep:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
-/** Whether a stored deposit is the one `d` announces, by balance when both have one, else by name. */
-function sameDeposit(stored: Transaction, d: AnnouncedDeposit): boolean {
-  if (stored.balanceAfter !== null && d.balanceAfter !== null) return stored.balanceAfter === d.balanceAfter;
-  return depositNameKey(stored.description) === depositNameKey(d.depositorName);
+/** The fewest characters a name cut short by a bank may keep and still be taken for the full name. */
+export const MIN_CUT_NAME = 3;
+
+/**
+ * Whether two spellings of a depositor name may be one person's: equal in their comparison form, or one the other cut
+ * short (a prefix of at least MIN_CUT_NAME characters: `홍길동(테스트상` of `홍길동(테스트상점)`).
+ */
+export function namesMayBeOne(a: string, b: string): boolean {
+  const [x, y] = [depositNameKey(a), depositNameKey(b)];
+  if (x === y) return true;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  return [...short].length >= MIN_CUT_NAME && long.startsWith(short);
 }
 
-/** The deposit of the other source that `d` announces again (see the header), or null. */
-async function otherSourcesDeposit(q: RawQuery, accountId: string, d: AnnouncedDeposit, origin: DepositOrigin): Promise<Transaction | null> {
-  const notYetThisSource = origin.source === 'TEXT' ? `source <> 'TEXT' AND "textAnnouncedAt" IS NULL` : `source <> 'HISTORY' AND "historyRowId" IS NULL`;
+/** Whether a stored deposit is the one `d` announces: by balance when both show one, else by name. */
+function sameDeposit(stored: Transaction, d: AnnouncedDeposit): boolean {
+  if (stored.balanceAfter !== null && d.balanceAfter !== null) return stored.balanceAfter === d.balanceAfter;
+  return namesMayBeOne(stored.description, d.depositorName);
+}
+
+/**
+ * The deposit announced earlier that `d` announces again (see the header), or null. Two texts with the same balance
+ * are one deposit whatever their channels; where a name decides, a text pairs only with a deposit no text of its
+ * channel announced yet.
+ */
+async function earlierAnnouncement(q: RawQuery, accountId: string, d: AnnouncedDeposit, origin: DepositOrigin): Promise<Transaction | null> {
+  const notYetThisSource = origin.source === 'TEXT' ? 'true' : `source <> 'HISTORY' AND "historyRowId" IS NULL`;
   const rows = await q<Transaction>(
     `SELECT * FROM "Transaction"
-      WHERE "bankAccountId" = $1 AND amount = $2::int AND "deletedAt" IS NULL AND ${notYetThisSource}
+      WHERE "bankAccountId" = $1 AND amount = $2::int AND "deletedAt" IS NULL AND verification = false AND ${notYetThisSource}
         AND "receivedAt" > $3::timestamptz - make_interval(secs => $4::int / 1000.0) AND "receivedAt" < $3::timestamptz + make_interval(secs => $4::int / 1000.0)
       ORDER BY abs(extract(epoch FROM "receivedAt" - $3::timestamptz)), "createdAt"`,
     [accountId, d.amount, d.occurredAt.toISOString(), SAME_DEPOSIT_WINDOW_MS],
   );
-  return rows.find((t) => sameDeposit(t, d)) ?? null;
+  const byBalance = (t: Transaction) => t.balanceAfter !== null && d.balanceAfter !== null;
+  return rows.find((t) => sameDeposit(t, d) && (origin.source !== 'TEXT' || byBalance(t) || !t.textChannels.includes(origin.channel))) ?? null;
 }
 
 /** Records on a stored deposit that this source announced it too. */
@@ -70,9 +92,10 @@ async function noteAnnouncedAgain(q: RawQuery, t: Transaction, origin: DepositOr
   const [after] =
     origin.source === 'TEXT'
       ? await q<Transaction>(
-          `UPDATE "Transaction" SET "textAnnouncedAt" = coalesce("textAnnouncedAt", $2::timestamptz), "balanceAfter" = coalesce("balanceAfter", $3::float8)
+          `UPDATE "Transaction" SET "textAnnouncedAt" = coalesce("textAnnouncedAt", $2::timestamptz), "balanceAfter" = coalesce("balanceAfter", $3::float8),
+                  "textChannels" = CASE WHEN $4::text = ANY("textChannels") THEN "textChannels" ELSE array_append("textChannels", $4::text) END
             WHERE id = $1 RETURNING *`,
-          [t.id, now.toISOString(), origin.balanceAfter],
+          [t.id, now.toISOString(), origin.balanceAfter, origin.channel],
         )
       : await q<Transaction>(
           `UPDATE "Transaction" SET "historyRowId" = coalesce("historyRowId", $2), "historySeenAt" = coalesce("historySeenAt", $3::timestamptz),
@@ -98,14 +121,19 @@ export async function storeAnnouncedDeposit(
     inRawTransaction(deps, async (q): Promise<StoredDeposit & { created: boolean }> => {
       await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 19))::text AS locked`, [`announced-deposits\u0001${account.id}`]);
       const now = deps.clock.now();
-      const [same] = await q<Transaction>(
-        `SELECT * FROM "Transaction" WHERE "bankAccountId" = $1 AND ("notificationId" = $2 OR ($3::text IS NOT NULL AND "historyRowId" = $3))
-          ORDER BY ("notificationId" = $2) DESC LIMIT 1`,
-        [account.id, notificationId, origin.source === 'HISTORY' ? origin.historyRowId : null],
-      );
-      const earlier = same ?? (await otherSourcesDeposit(q, account.id, d, origin));
+      // A history row polled again is its deposit, as it stands.
+      if (origin.source === 'HISTORY') {
+        const [polled] = await q<Transaction>(`SELECT * FROM "Transaction" WHERE "bankAccountId" = $1 AND "historyRowId" = $2`, [account.id, origin.historyRowId]);
+        if (polled) return { transaction: polled, created: false, invoicesCreatedMeanwhile: false };
+      }
+      const [same] = await q<Transaction>(`SELECT * FROM "Transaction" WHERE "bankAccountId" = $1 AND "notificationId" = $2`, [account.id, notificationId]);
+      // Another history row of the same identity (two deposits of one amount and balance in a minute, a withdrawal
+      // between them; or a bank that shows no balance): a deposit of its own, under an identity of its own.
+      const otherRow = origin.source === 'HISTORY' && same?.historyRowId != null;
+      const earlier = otherRow ? null : (same ?? (await earlierAnnouncement(q, account.id, d, origin)));
       if (earlier) return { transaction: await noteAnnouncedAgain(q, earlier, origin, now), created: false, invoicesCreatedMeanwhile: false };
-      const n = { notificationId, depositorName: d.depositorName, amount: d.amount, receivedAt: d.occurredAt };
+      const storedId = otherRow ? `${notificationId}:${createHash('sha256').update(origin.historyRowId, 'utf8').digest('hex').slice(0, 16)}` : notificationId;
+      const n = { notificationId: storedId, depositorName: d.depositorName, amount: d.amount, receivedAt: d.occurredAt };
       return { ...(await storeDeposit(q, account, n, now, undefined, origin)), created: true };
     });
   let stored: StoredDeposit & { created: boolean };

@@ -84,7 +84,10 @@ export async function ingestBankText(deps: Deps, token: string | null, raw: unkn
   if (!account) throw new DomainError('UNAUTHENTICATED');
   if (invalidBody || !request) throw invalidBody;
 
-  const parsed = parseBankText({ text: request.text, receivedAt: request.receivedAt, channel: request.channel, sender: request.sender });
+  // The text's date is read against when the phone received it, but never past the service's own clock: a phone whose
+  // clock runs ahead must not date a deposit in the future (where no history row would ever meet it).
+  const readAt = new Date(Math.min(request.receivedAt.getTime(), deps.clock.now().getTime()));
+  const parsed = parseBankText({ text: request.text, receivedAt: readAt, channel: request.channel, sender: request.sender });
   const base = {
     id: newId('bankText'),
     workspaceId: account.workspaceId,
@@ -105,7 +108,7 @@ export async function ingestBankText(deps: Deps, token: string | null, raw: unkn
   const refused = refusalFor(account, parsed);
   if (refused) return { bankText: await store({ outcome: 'REFUSED', ...refused, ...read }), transaction: null };
 
-  const { transaction, created } = await storeAnnouncedDeposit(deps, account, parsed, { source: 'TEXT', balanceAfter: parsed.balanceAfter });
+  const { transaction, created } = await storeAnnouncedDeposit(deps, account, parsed, { source: 'TEXT', balanceAfter: parsed.balanceAfter, channel: request.channel });
   return { bankText: await store({ outcome: created ? 'DEPOSIT' : 'DUPLICATE', transactionId: transaction.id, ...read }), transaction };
 }
 
@@ -128,6 +131,9 @@ export async function listBankTexts(deps: Deps, principal: Principal | null, f: 
     take: clampedSize(f.first, 50),
   });
 }
+
+/** How long before its text a deposit entered by hand may have been made. */
+const ENTERED_DEPOSIT_MAX_AGE_MS = 7 * 86_400_000;
 
 /** A text the merchant may still deal with: one the service could not take, not yet entered or dismissed. */
 async function loadOpenBankText(deps: Deps, p: Principal, id: unknown): Promise<BankText> {
@@ -171,7 +177,11 @@ export async function enterBankTextDeposit(deps: Deps, principal: Principal | nu
     depositorName: r.depositorName,
     receivedAt: r.receivedAt ?? text.phoneReceivedAt.toISOString(),
   });
-  if (n.receivedAt.getTime() > deps.clock.now().getTime()) throw new DomainError('VALIDATION_FAILED', { message: 'receivedAt cannot be in the future.', path: ['receivedAt'] });
+  // A deposit a text announced was made before the phone received the text, and not long before.
+  const earliest = text.phoneReceivedAt.getTime() - ENTERED_DEPOSIT_MAX_AGE_MS;
+  if (n.receivedAt.getTime() > deps.clock.now().getTime() || n.receivedAt.getTime() < earliest) {
+    throw new DomainError('VALIDATION_FAILED', { message: 'receivedAt must be within the 7 days before the text was received, and not in the future.', path: ['receivedAt'] });
+  }
   if (r.balanceAfter != null && (typeof r.balanceAfter !== 'number' || !Number.isSafeInteger(r.balanceAfter))) {
     throw new DomainError('VALIDATION_FAILED', { message: 'balanceAfter must be a whole number of won.', path: ['balanceAfter'] });
   }
@@ -184,7 +194,7 @@ export async function enterBankTextDeposit(deps: Deps, principal: Principal | nu
       deps,
       account,
       { amount: n.amount, depositorName: n.depositorName, occurredAt: n.receivedAt, balanceAfter },
-      { source: 'TEXT', balanceAfter },
+      { source: 'TEXT', balanceAfter, channel: text.channel === 'PUSH' ? 'PUSH' : 'SMS' },
     );
     const bankText = await deps.prisma.bankText.update({ where: { id: text.id }, data: { transactionId: transaction.id } });
     return { bankText, transaction };

@@ -39,7 +39,12 @@ export function truncationOf(account: BankAccount): number {
  * (README, "Deposits by text and by history"), with the balance after it when the bank said. Absent: the bank
  * notification feed.
  */
-export type DepositOrigin = { source: 'TEXT'; balanceAfter: number | null } | { source: 'HISTORY'; balanceAfter: number | null; historyRowId: string };
+export type DepositOrigin =
+  | { source: 'TEXT'; balanceAfter: number | null; channel: TextChannel }
+  | { source: 'HISTORY'; balanceAfter: number | null; historyRowId: string };
+
+/** How a forwarded text reached the phone. */
+export type TextChannel = 'SMS' | 'PUSH';
 
 /** A new deposit row, unmatched, as it will be stored. Exported for tests. */
 export function newDeposit(account: BankAccount, n: BankNotification, now: Date, opts: { verification: boolean; origin?: DepositOrigin }): Transaction {
@@ -63,6 +68,7 @@ export function newDeposit(account: BankAccount, n: BankNotification, now: Date,
     source: origin?.source ?? 'NOTIFICATION',
     balanceAfter: origin?.balanceAfter ?? null,
     textAnnouncedAt: origin?.source === 'TEXT' ? now : null,
+    textChannels: origin?.source === 'TEXT' ? [origin.channel] : [],
     historyRowId: origin?.source === 'HISTORY' ? origin.historyRowId : null,
     historySeenAt: origin?.source === 'HISTORY' ? now : null,
     createdAt: now,
@@ -78,12 +84,12 @@ export function newDeposit(account: BankAccount, n: BankNotification, now: Date,
 export function depositInsertSql(s: SqlParams, d: Transaction, match?: { from: string; method: AutoMatchMethod; at: Date }): string {
   const now = s.p(d.createdAt.toISOString(), '::timestamptz');
   return `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText",
-                                hidden, verification, "matchNote", "receivedAt", source, "balanceAfter", "textAnnouncedAt", "historyRowId", "historySeenAt",
+                                hidden, verification, "matchNote", "receivedAt", source, "balanceAfter", "textAnnouncedAt", "textChannels", "historyRowId", "historySeenAt",
                                 "createdAt", "updatedAt", "matchedInvoiceId", "matchMethod", "matchedAt")
      SELECT ${s.p(d.id)}, ${s.p(d.workspaceId)}, ${s.p(d.bankAccountId)}, ${s.p(JSON.stringify(d.bankAccountSnapshot), '::jsonb')}, ${s.p(d.notificationId)},
             ${s.p(d.amount, '::int')}, ${s.p(d.description)}, ${s.p(d.searchText)}, ${s.p(d.hidden, '::boolean')}, ${s.p(d.verification, '::boolean')},
             ${s.p(jsonOrNull(d.matchNote), '::jsonb')}, ${s.p(d.receivedAt.toISOString(), '::timestamptz')}, ${s.p(d.source, '::"DepositSource"')},
-            ${s.p(d.balanceAfter, '::float8')}, ${s.p(d.textAnnouncedAt?.toISOString() ?? null, '::timestamptz')}, ${s.p(d.historyRowId)},
+            ${s.p(d.balanceAfter, '::float8')}, ${s.p(d.textAnnouncedAt?.toISOString() ?? null, '::timestamptz')}, ${s.p(d.textChannels, '::text[]')}, ${s.p(d.historyRowId)},
             ${s.p(d.historySeenAt?.toISOString() ?? null, '::timestamptz')}, ${now}, ${now},
             ${match ? `${match.from}.id, ${s.p(match.method, '::"MatchMethod"')}, ${s.p(match.at.toISOString(), '::timestamptz')} FROM ${match.from}` : 'NULL, NULL, NULL'}
      RETURNING *`;

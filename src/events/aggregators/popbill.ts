@@ -466,7 +466,9 @@ export class PopbillAggregator implements AggregatorAdapter {
   /** Text from Popbill with the SecretKey and every session token replaced, cut to MESSAGE_MAX_CHARS. */
   #scrub(text: string, secrets: readonly string[]): string {
     let out = text;
-    for (const s of [this.#secretKey, ...secrets, ...[...this.#tokens.values()].map((t) => t.value)]) if (s.length >= 8) out = out.split(s).join('[redacted]');
+    // The SecretKey as issued, without its base64 padding, and decoded (as text, if it is any): none of it is shown.
+    const key = [this.#secretKey, this.#secretKey.replace(/=+$/, ''), Buffer.from(this.#secretKey, 'base64').toString('latin1')];
+    for (const s of [...key, ...secrets, ...[...this.#tokens.values()].map((t) => t.value)]) if (s.length >= 8) out = out.split(s).join('[redacted]');
     return out.slice(0, MESSAGE_MAX_CHARS);
   }
 }

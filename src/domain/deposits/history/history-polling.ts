@@ -18,10 +18,10 @@ import type { BankProviderId } from '../../bank-accounts/bank-providers.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../../auth/rules.ts';
 import { kstDate } from '../../dates.ts';
-import type { Deps } from '../../deps.ts';
+import { inRawTransaction, type Deps } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
+import { isDatabaseUnavailable } from '../../prisma-errors.ts';
 import { newId } from '../../ids.ts';
-import { isUniqueViolation } from '../../prisma-errors.ts';
 import { storeAnnouncedDeposit } from '../announced-deposits.ts';
 import { AGGREGATORS, AggregatorError, type AggregatorName, type HistoryRow, type HistoryWindow } from './aggregator-port.ts';
 
@@ -32,6 +32,8 @@ const MAX_BACKOFF_MS = 3600_000;
 export const MAX_LOOKBACK_DAYS = 31;
 /** What lastError says of an error that is neither the aggregator's nor a rule's (the details are in the log only). */
 const INTERNAL_POLL_ERROR = 'The poll stopped on an internal error (logged by the service); it is tried again.';
+/** On-demand polls of a real aggregator's feed: at most one per this long. */
+export const MIN_ON_DEMAND_POLL_MS = 60_000;
 /** How soon to look again when a due feed was being claimed by another instance at the same moment. */
 const CLAIM_RACE_RETRY_MS = 1000;
 
@@ -50,6 +52,8 @@ export interface PollResult {
   created: number;
   /** Rows booked before the feed was connected, left alone. */
   skipped: number;
+  /** Rows the service could not store (logged; tried again at the next poll). */
+  failed: number;
 }
 
 /** Reads the feed's window and stores every row not yet seen. */
@@ -79,6 +83,7 @@ async function storeRows(deps: Deps, account: BankAccount, feed: HistoryFeed, ro
   );
   let created = 0;
   let skipped = 0;
+  let failed = 0;
   const ordered = [...rows].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime());
   for (const row of ordered) {
     if (seen.has(row.rowId)) continue;
@@ -86,16 +91,32 @@ async function storeRows(deps: Deps, account: BankAccount, feed: HistoryFeed, ro
       skipped++;
       continue;
     }
-    const stored = await storeAnnouncedDeposit(
-      deps,
-      account,
-      { amount: row.amount, depositorName: row.depositorName, occurredAt: row.occurredAt, balanceAfter: row.balanceAfter },
-      { source: 'HISTORY', historyRowId: row.rowId, balanceAfter: row.balanceAfter },
-    );
-    if (stored.created) created++;
-    seen.add(row.rowId);
+    // Each row on its own: one the service cannot store (logged) holds none of the others back.
+    try {
+      const stored = await storeAnnouncedDeposit(
+        deps,
+        account,
+        { amount: row.amount, depositorName: storableName(row.depositorName), occurredAt: row.occurredAt, balanceAfter: row.balanceAfter },
+        { source: 'HISTORY', historyRowId: row.rowId, balanceAfter: row.balanceAfter },
+      );
+      if (stored.created) created++;
+      seen.add(row.rowId);
+    } catch (e) {
+      if (isDatabaseUnavailable(e)) throw e;
+      failed++;
+      deps.log.error({ err: e, historyFeed: feed.id, historyRowId: row.rowId }, 'account-history row could not be stored');
+    }
   }
-  return { rows: rows.length, created, skipped };
+  return { rows: rows.length, created, skipped, failed };
+}
+
+/**
+ * A depositor name as the history gave it, made storable: control characters (NUL among them), format characters
+ * and lone surrogates dropped (as a shop's text is cleaned: shop-orders.ts), and cut to 100 characters, as a bank
+ * notification's name is.
+ */
+export function storableName(name: string): string {
+  return [...name.replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, '').trim()].slice(0, 100).join('');
 }
 
 /** Whether a failure stops the feed until the merchant acts (see the header). */
@@ -108,11 +129,14 @@ async function runClaimed(deps: Deps, feed: HistoryFeed): Promise<{ result: Poll
     const result = await pollFeed(deps, feed);
     const now = deps.clock.now();
     await deps.sql.query(
-      `UPDATE "HistoryFeed" SET "lastPolledAt" = $2::timestamptz, "lastError" = NULL, failures = 0, "lastRows" = $4::int, "lastNew" = $5::int,
+      `UPDATE "HistoryFeed" SET "lastPolledAt" = $2::timestamptz, "lastError" = $7, failures = 0, "lastRows" = $4::int, "lastNew" = $5::int,
               "nextPollAt" = CASE WHEN "nextPollAt" IS DISTINCT FROM $6::timestamptz THEN "nextPollAt" ELSE $3::timestamptz END,
               "pollLeaseUntil" = NULL, "updatedAt" = $2::timestamptz
         WHERE id = $1`,
-      [feed.id, now.toISOString(), new Date(now.getTime() + feed.intervalMs).toISOString(), result.rows, result.created, feed.nextPollAt?.toISOString() ?? null],
+      [
+        feed.id, now.toISOString(), new Date(now.getTime() + feed.intervalMs).toISOString(), result.rows, result.created, feed.nextPollAt?.toISOString() ?? null,
+        result.failed > 0 ? `${result.failed} row(s) could not be stored because of an internal error (logged by the service); they are tried again at the next poll.` : null,
+      ],
     );
     if (result.created > 0) deps.log.info({ historyFeed: feed.id, rows: result.rows, created: result.created }, 'account history: deposits the texts had not announced');
     return { result };
@@ -120,7 +144,8 @@ async function runClaimed(deps: Deps, feed: HistoryFeed): Promise<{ result: Poll
     const now = deps.clock.now();
     const failures = feed.failures + 1;
     const backoff = Math.min(Math.max(feed.intervalMs, 1000) * 2 ** Math.min(failures - 1, 12), MAX_BACKOFF_MS);
-    const delay = error instanceof AggregatorError && error.retryAfterMs ? Math.max(backoff, error.retryAfterMs) : backoff;
+    // The aggregator's own wait, when it asks for longer, up to the longest backoff.
+    const delay = error instanceof AggregatorError && error.retryAfterMs ? Math.min(Math.max(backoff, error.retryAfterMs), MAX_BACKOFF_MS) : backoff;
     const expected = error instanceof AggregatorError || error instanceof DomainError;
     const message = expected ? `${(error as AggregatorError | DomainError).code}: ${(error as Error).message}` : INTERNAL_POLL_ERROR;
     const stop = needsAttention(error);
@@ -187,7 +212,12 @@ export interface ConnectHistoryFeedRequest {
 
 /**
  * connectHistoryFeed (dashboard): starts polling an account's history through an aggregator, the first poll at once;
- * connecting an account that has a feed changes its aggregator and business number and resumes it.
+ * connecting an account that has a feed changes its aggregator and resumes it.
+ *
+ * A real aggregator reads real money: the account must be verified, the business number is the workspace's own
+ * (its registered business info: Popbill answers for the member registered under that number), and one account of one
+ * business is polled for one workspace only (HISTORY_FEED_CONNECTED_ELSEWHERE): another workspace cannot read a
+ * merchant's history by registering the merchant's (public) account and business numbers as its own.
  */
 export async function connectHistoryFeed(deps: Deps, principal: Principal | null, r: ConnectHistoryFeedRequest): Promise<HistoryFeed> {
   const p = requireSession(principal);
@@ -197,28 +227,45 @@ export async function connectHistoryFeed(deps: Deps, principal: Principal | null
   }
   const aggregator = r.aggregator as AggregatorName;
   if (!deps.aggregators.get(aggregator)) throw new DomainError('AGGREGATOR_NOT_CONFIGURED');
-  const corpNum = r.corpNum == null ? null : typeof r.corpNum === 'string' ? r.corpNum.replace(/-/g, '') : '';
-  if (corpNum !== null && !/^\d{10}$/.test(corpNum)) throw new DomainError('VALIDATION_FAILED', { message: 'corpNum must be a 10-digit business registration number.', path: ['corpNum'] });
-  if (aggregator === 'POPBILL' && corpNum === null) {
-    throw new DomainError('VALIDATION_FAILED', { message: 'Popbill needs the business registration number the account is registered under (corpNum).', path: ['corpNum'] });
-  }
+  const given = r.corpNum == null ? null : typeof r.corpNum === 'string' ? r.corpNum.replace(/-/g, '') : '';
+  if (given !== null && !/^\d{10}$/.test(given)) throw new DomainError('VALIDATION_FAILED', { message: 'corpNum must be a 10-digit business registration number.', path: ['corpNum'] });
   const account = typeof r.bankAccountId === 'string' ? await deps.prisma.bankAccount.findUnique({ where: { id: r.bankAccountId } }) : null;
   if (!account || account.deletedAt || account.workspaceId !== p.workspaceId) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { path: ['bankAccountId'] });
+  let corpNum = given;
+  if (aggregator !== 'SIMULATED') {
+    if (!account.verifiedAt) throw new DomainError('BANK_ACCOUNT_NOT_VERIFIED', { path: ['bankAccountId'] });
+    const business = await deps.prisma.businessInfo.findUnique({ where: { workspaceId: p.workspaceId } });
+    if (!business) throw new DomainError('BUSINESS_INFO_NOT_REGISTERED', { message: "Register the workspace's business info first: the aggregator reads the accounts registered under its business number." });
+    if (given !== null && given !== business.corpNum) {
+      throw new DomainError('VALIDATION_FAILED', { message: "corpNum must be the workspace's registered business number (or be left out).", path: ['corpNum'] });
+    }
+    corpNum = business.corpNum;
+  }
   const now = deps.clock.now();
   const fields = { aggregator, corpNum, state: 'ACTIVE' as const, intervalMs: deps.settings.historyPollIntervalMs, nextPollAt: now, lastError: null, failures: 0, updatedAt: now };
-  try {
-    return await deps.prisma.historyFeed.upsert({
-      where: { bankAccountId: account.id },
-      create: { id: newId('historyFeed'), workspaceId: p.workspaceId, bankAccountId: account.id, createdAt: now, ...fields },
-      update: fields,
-    });
-  } catch (e) {
-    // Two connects of one account at once: the other created it; this one's settings apply to it.
-    if (!isUniqueViolation(e)) throw e;
-    return deps.prisma.historyFeed.update({ where: { bankAccountId: account.id }, data: fields });
-  } finally {
-    deps.onHistoryPollDue?.();
-  }
+  const feed = await inRawTransaction(deps, async (q) => {
+    // One account of one business, polled for one workspace: checked and written under the pair's lock.
+    await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 29))::text`, [`history-feed\u0001${aggregator}\u0001${corpNum ?? ''}\u0001${account.provider}\u0001${account.number}`]);
+    if (aggregator !== 'SIMULATED') {
+      const [elsewhere] = await q<{ id: string }>(
+        `SELECT f.id FROM "HistoryFeed" f JOIN "BankAccount" a ON a.id = f."bankAccountId"
+          WHERE f.aggregator = $1 AND f."corpNum" = $2 AND a.provider = $3 AND a.number = $4 AND f."workspaceId" <> $5 AND a."deletedAt" IS NULL LIMIT 1`,
+        [aggregator, corpNum, account.provider, account.number, p.workspaceId],
+      );
+      if (elsewhere) throw new DomainError('HISTORY_FEED_CONNECTED_ELSEWHERE');
+    }
+    const [row] = await q<HistoryFeed>(
+      `INSERT INTO "HistoryFeed" (id, "workspaceId", "bankAccountId", aggregator, "corpNum", state, "intervalMs", "nextPollAt", "createdAt", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, 'ACTIVE', $6::int, $7::timestamptz, $7::timestamptz, $7::timestamptz)
+       ON CONFLICT ("bankAccountId") DO UPDATE SET aggregator = EXCLUDED.aggregator, "corpNum" = EXCLUDED."corpNum", state = 'ACTIVE', "intervalMs" = EXCLUDED."intervalMs",
+              "nextPollAt" = EXCLUDED."nextPollAt", "lastError" = NULL, failures = 0, "updatedAt" = EXCLUDED."updatedAt"
+       RETURNING *`,
+      [newId('historyFeed'), p.workspaceId, account.id, fields.aggregator, fields.corpNum, fields.intervalMs, now.toISOString()],
+    );
+    return row!;
+  });
+  deps.onHistoryPollDue?.();
+  return feed;
 }
 
 /** pauseHistoryFeed / resumeHistoryFeed (dashboard): stop polling, or start again (the next poll at once). */
@@ -251,6 +298,11 @@ export async function pollHistoryNow(deps: Deps, principal: Principal | null, id
   const feed = await loadHistoryFeedFor(deps, p, id);
   if (feed.state !== 'ACTIVE') throw new DomainError('HISTORY_FEED_NOT_ACTIVE');
   const now = deps.clock.now();
+  // Each poll of a real aggregator is a job there, paid for and rate-limited across all its merchants: on demand, at
+  // most one a minute per account.
+  if (feed.aggregator !== 'SIMULATED' && feed.lastPolledAt && now.getTime() - feed.lastPolledAt.getTime() < MIN_ON_DEMAND_POLL_MS) {
+    throw new DomainError('RATE_LIMITED', { message: `This account's history was polled less than ${MIN_ON_DEMAND_POLL_MS / 1000} s ago; try again in a moment.` });
+  }
   const [claimed] = await deps.sql.query<HistoryFeed>(`UPDATE "HistoryFeed" SET "pollLeaseUntil" = $2::timestamptz WHERE id = $3 AND ${CLAIMABLE} RETURNING *`, [
     now.toISOString(),
     new Date(now.getTime() + POLL_LEASE_MS).toISOString(),

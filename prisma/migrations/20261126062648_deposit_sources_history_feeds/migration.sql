@@ -17,7 +17,8 @@ ALTER TABLE "Transaction" ADD COLUMN     "balanceAfter" DOUBLE PRECISION,
 ADD COLUMN     "historyRowId" TEXT,
 ADD COLUMN     "historySeenAt" TIMESTAMPTZ(3),
 ADD COLUMN     "source" "DepositSource" NOT NULL DEFAULT 'NOTIFICATION',
-ADD COLUMN     "textAnnouncedAt" TIMESTAMPTZ(3);
+ADD COLUMN     "textAnnouncedAt" TIMESTAMPTZ(3),
+ADD COLUMN     "textChannels" TEXT[] DEFAULT ARRAY[]::TEXT[];
 
 -- CreateTable
 CREATE TABLE "HistoryFeed" (
