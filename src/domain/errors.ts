@@ -137,6 +137,9 @@ export const ERROR_TABLE = {
   AGGREGATOR_API_FAILED: r(502, 'AGGREGATOR_API_FAILED', 502, '270005', 'The aggregator refused the call or did not answer; retry later.'),
   HISTORY_FEED_CONNECTED_ELSEWHERE: r(409, 'CONFLICT', 409, '270006', "This account's history is polled for another workspace of this service; disconnect it there, or contact support."),
 
+  // The dashboard's session (README, "The dashboard's session")
+  CROSS_ORIGIN_REFUSED: r(403, 'INSUFFICIENT_PERMISSIONS', 403, '290030', "This endpoint answers only the service's own pages (the request's Origin is another site)."),
+
   // Requests
   BAD_REQUEST: r(400, 'BAD_REQUEST', 422, '30007', 'The request body is not readable JSON of the expected shape.'),
   VALIDATION_FAILED: r(422, 'VALIDATION_FAILED', 422, '30008', 'The input is not valid.'),

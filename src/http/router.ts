@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { bearerToken, resolvePrincipal, type Principal } from '../domain/auth/principal.ts';
+import { dashboardSessionToken } from './dashboard-session.ts';
 import type { Deps } from '../domain/deps.ts';
 import { DomainError } from '../domain/errors.ts';
 import { operationContext, type GraphQLContext } from '../graphql/context.ts';
@@ -101,7 +102,10 @@ function requestContext(request: Request, path: string, face: Face, o: RouterOpt
     errors,
     principal() {
       if (!principal) {
-        principal = resolvePrincipal(o.deps, bearerToken(request.headers.get('authorization')));
+        // The dashboard's session cookie stands in for an Authorization header on /graphql only, from this service's own
+        // pages (dashboard-session.ts); every other face takes its credential from the header alone.
+        const token = bearerToken(request.headers.get('authorization')) ?? (path === '/graphql' ? dashboardSessionToken(request) : null);
+        principal = resolvePrincipal(o.deps, token);
         // Handled where it is awaited; a response that never needed it (a 415, say) must not leave it unhandled.
         principal.catch(() => {});
       }

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Deps } from '../domain/deps.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
+import { handleDashboardSession } from './dashboard-session.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
 import { handleV2 } from '../../rest-compat/v2/handler.ts';
 import { handleOAuth } from '../../rest-compat/v2/oauth.ts';
@@ -80,6 +81,8 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
     { path: SOFA_BASE, below: true, face: 'graphql', rateLimit: 'credential', handle: (rc) => sofa(rc.request, rc.path, rc.errors, rc.graphQLContext) },
     // A shop platform sends the merchant's browser back here after the install's approval (shop-install.ts).
     { path: '/shops', below: true, face: 'bank', rateLimit: 'address', handle: (rc) => handleShopInstall(rc, deps) },
+    // The dashboard's log-in and log-out: its session in an HttpOnly cookie (dashboard-session.ts).
+    { path: '/dashboard/session', face: 'bank', rateLimit: 'address', handle: (rc) => handleDashboardSession(rc, deps) },
     { path: '/openapi.json', face: 'bank', handle: docs },
     { path: '/docs', below: true, face: 'bank', handle: docs },
     { path: '/metrics', face: 'bank', handle: async () => metricsResponse(metrics) },

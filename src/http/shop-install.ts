@@ -24,6 +24,7 @@ import { SIMULATED_APPROVAL_CODE } from '../events/shops/simulated-shop.ts';
 import type { RequestContext } from './router.ts';
 import { errorResponse } from '../../rest-compat/shared/face-errors.ts';
 import { readTextBody } from '../../rest-compat/shared/http.ts';
+import { cookieSecure, cookieValue } from './cookies.ts';
 
 const PLATFORM_BY_PATH: Record<string, ShopPlatform> = { cafe24: 'CAFE24', simulated: 'SIMULATED' };
 const PLATFORM_NAME: Record<ShopPlatform, string> = { CAFE24: 'Cafe24', SIMULATED: 'Simulated' };
@@ -49,36 +50,11 @@ function page(status: number, title: string, body: string, headers: Record<strin
 
 const paragraph = (text: string) => `<p>${escapeHtml(text)}</p>`;
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/**
- * Whether the approval cookie gets `Secure`: always, except on a page reached over plain http on a loopback host
- * (development: localhost, 127.x, ::1) with no proxy in front saying the browser came over https
- * (`X-Forwarded-Proto: https` or `Forwarded: proto=https`). So behind a TLS-terminating proxy it is Secure whatever
- * the proxy forwards, unless it rewrites the Host to a loopback address and says nothing of https.
- */
-export function approvalCookieSecure(request: Request): boolean {
-  const url = new URL(request.url);
-  if (url.protocol === 'https:') return true;
-  const host = url.hostname.toLowerCase();
-  const loopback = LOOPBACK_HOSTS.has(host) || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host);
-  if (!loopback) return true;
-  const forwardedProto = (request.headers.get('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase();
-  return forwardedProto === 'https' || /(^|[;,\s])proto="?https"?($|[;,\s])/i.test(request.headers.get('forwarded') ?? '');
-}
-
 function approvalCookie(request: Request, connectionId: string, value: string, maxAgeSeconds: number): string {
-  const secure = approvalCookieSecure(request) ? '; Secure' : '';
+  const secure = cookieSecure(request) ? '; Secure' : '';
   return `${approvalCookieName(connectionId)}=${value}; Path=/shops; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-function cookieValue(request: Request, name: string): string | null {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
-  return null;
-}
 
 function connectedSummary(c: ShopConnection) {
   return { id: c.id, platform: c.platform, shopId: c.shopId, state: c.state };

@@ -29,6 +29,10 @@ export function createGraphQLYoga(log: Logger, metrics: Metrics) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // Any site's scripts may call the API with a key in the Authorization header, but never with the browser's
+    // credentials: the dashboard's session cookie is SameSite=Strict, and no Origin is answered with
+    // Access-Control-Allow-Credentials (README, "The dashboard's session").
+    cors: { origin: '*', credentials: false },
     // GraphiQL's scripts and styles from this service (/graphql/assets/), not from a CDN: it works offline.
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLPage,

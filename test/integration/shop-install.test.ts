@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
 import { approvalWorkspaceName, clearExpiredApprovals, MAX_SHOP_CONNECTIONS, MAX_SIMULATED_CONNECTIONS, maskEmail } from '../../src/domain/shops/connections.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
-import { approvalCookieSecure } from '../../src/http/shop-install.ts';
+import { cookieSecure as approvalCookieSecure } from '../../src/http/cookies.ts';
 import { dbLabel, freshDatabase, type TestDatabase } from '../helpers/app.ts';
 import { startFakeCafe24, type FakeCafe24 } from '../helpers/fake-cafe24.ts';
 import { openCallback, submitApproval, type ApprovalAnswer } from '../helpers/shop-install.ts';

@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { isUniqueViolation } from '../prisma-errors.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256Hex, verifyPassword } from '../secrets.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, SECRET_PREFIXES, sha256Hex, verifyPassword } from '../secrets.ts';
 import { EMAIL_RE, check } from '../validation.ts';
 
 export interface SignUpInput {
@@ -98,4 +98,13 @@ export async function verifyCredentials(deps: Deps, raw: { email: string; passwo
   await deps.prisma.loginAttempt.create({ data: { id: newId('loginAttempt'), email, succeeded: ok && !!account, createdAt: now } });
   if (!account || !ok) throw new DomainError('INVALID_CREDENTIALS');
   return account;
+}
+
+/**
+ * logOut (the dashboard's session cookie, DELETE /dashboard/session): the session of this token ends now. Anything
+ * that is not a live session token changes nothing (a log-out is never refused).
+ */
+export async function logOut(deps: Deps, token: string | null): Promise<void> {
+  if (!token || !token.startsWith(SECRET_PREFIXES.session) || token.length > 512) return;
+  await deps.prisma.session.updateMany({ where: { tokenHash: sha256Hex(token), revokedAt: null }, data: { revokedAt: deps.clock.now() } });
 }

@@ -1,0 +1,94 @@
+/**
+ * The dashboard's session (README, "The dashboard's session"). The browser logs in at `POST /dashboard/session` and
+ * holds the session in a cookie, never in localStorage. The cookie is:
+ * - HttpOnly: no script reads it;
+ * - SameSite=Strict: no other site's page sends it;
+ * - Secure, except on plain-http loopback (cookies.ts);
+ * - for the session's lifetime.
+ *
+ * `/graphql` accepts the cookie when the request carries no Authorization header and comes from this service's own
+ * origin (dashboardSessionToken). `DELETE /dashboard/session` logs out: the session ends and the cookie is cleared.
+ * Both refuse a request from another origin.
+ */
+import { logIn, logOut } from '../domain/accounts/accounts.ts';
+import type { Deps } from '../domain/deps.ts';
+import { DomainError } from '../domain/errors.ts';
+import { SECRET_PREFIXES } from '../domain/secrets.ts';
+import { json, readTextBody } from '../../rest-compat/shared/http.ts';
+import { cookieSecure, cookieValue } from './cookies.ts';
+
+export const SESSION_COOKIE = 'btp_session';
+const BODY_MAX_BYTES = 4096;
+const NO_STORE = { 'cache-control': 'no-store' };
+
+/**
+ * Whether a browser request comes from this service's own pages. The Origin's host must be the request's Host; the
+ * scheme is not compared, since a TLS-terminating proxy forwards https as http. With no Origin (a same-origin GET),
+ * Sec-Fetch-Site, when the browser sends it, must say the same origin or a typed address.
+ */
+export function fromOwnOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (origin !== null) {
+    try {
+      return new URL(origin).host === new URL(request.url).host;
+    } catch {
+      return false;
+    }
+  }
+  const site = request.headers.get('sec-fetch-site');
+  return site === null || site === 'same-origin' || site === 'none';
+}
+
+/** The session token of the dashboard's cookie, when the request may use it (see the header); else null. */
+export function dashboardSessionToken(request: Request): string | null {
+  const token = cookieValue(request, SESSION_COOKIE);
+  if (!token || !token.startsWith(SECRET_PREFIXES.session) || !fromOwnOrigin(request)) return null;
+  return token;
+}
+
+function sessionCookie(request: Request, token: string, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${cookieSecure(request) ? '; Secure' : ''}`;
+}
+
+/** What the handler needs of the router's request context (router.ts imports this module). */
+interface SessionRequest {
+  request: Request;
+  refuse(e: DomainError, headers?: Record<string, string>): Response;
+}
+
+/** POST /dashboard/session (log in) and DELETE /dashboard/session (log out). */
+export async function handleDashboardSession(rc: SessionRequest, deps: Deps): Promise<Response> {
+  const request = rc.request;
+  if (request.method !== 'POST' && request.method !== 'DELETE') return rc.refuse(new DomainError('METHOD_NOT_ALLOWED'), { allow: 'POST, DELETE' });
+  if (!fromOwnOrigin(request)) return rc.refuse(new DomainError('CROSS_ORIGIN_REFUSED'));
+  if (request.method === 'DELETE') {
+    await logOut(deps, cookieValue(request, SESSION_COOKIE));
+    return new Response(null, { status: 204, headers: { ...NO_STORE, 'set-cookie': sessionCookie(request, '', 0) } });
+  }
+  if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) {
+    return rc.refuse(new DomainError('UNSUPPORTED_MEDIA_TYPE', { message: 'POST /dashboard/session needs Content-Type: application/json.' }));
+  }
+  try {
+    const { email, password } = credentialsOf(await readTextBody(request, BODY_MAX_BYTES));
+    const session = await logIn(deps, { email, password });
+    const maxAge = deps.settings.sessionTtlHours * 3600;
+    const expiresAt = new Date(deps.clock.now().getTime() + maxAge * 1000).toISOString();
+    return json(200, { accountId: session.accountId, workspaceId: session.workspaceId, expiresAt }, { ...NO_STORE, 'set-cookie': sessionCookie(request, session.token, maxAge) });
+  } catch (e) {
+    if (e instanceof DomainError) return rc.refuse(e);
+    throw e;
+  }
+}
+
+/** The log-in body: {"email": "...", "password": "..."} (BAD_REQUEST otherwise). */
+function credentialsOf(text: string | null): { email: string; password: string } {
+  let body: unknown = null;
+  try {
+    body = text === null ? null : JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
+  if (typeof email !== 'string' || typeof password !== 'string') throw new DomainError('BAD_REQUEST', { message: 'The body must be {"email": "...", "password": "..."}.' });
+  return { email, password };
+}
