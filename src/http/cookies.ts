@@ -20,7 +20,12 @@ export function cookieSecure(request: Request): boolean {
 
 /** A cookie's value in the request, or null. */
 export function cookieValue(request: Request, name: string): string | null {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+  return cookieValueIn(request.headers.get('cookie'), name);
+}
+
+/** A cookie's value in a Cookie header, or null. */
+export function cookieValueIn(header: string | null | undefined, name: string): string | null {
+  for (const part of (header ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
     if (k === name) return v.join('=');
   }

@@ -7,7 +7,8 @@
  * - for the session's lifetime.
  *
  * `/graphql` accepts the cookie when the request carries no Authorization header and comes from this service's own
- * origin (dashboardSessionToken). `DELETE /dashboard/session` logs out: the session ends and the cookie is cleared.
+ * origin (dashboardSessionToken), and so does GraphQL over WebSocket when `connection_init` carries no authorization
+ * (the upgrade request's Origin and cookie: graphql-ws.ts). `DELETE /dashboard/session` logs out: the session ends and the cookie is cleared.
  * Both refuse a request from another origin.
  */
 import { logIn, logOut } from '../domain/accounts/accounts.ts';
@@ -15,34 +16,49 @@ import type { Deps } from '../domain/deps.ts';
 import { DomainError } from '../domain/errors.ts';
 import { SECRET_PREFIXES } from '../domain/secrets.ts';
 import { json, readTextBody } from '../../rest-compat/shared/http.ts';
-import { cookieSecure, cookieValue } from './cookies.ts';
+import { cookieSecure, cookieValue, cookieValueIn } from './cookies.ts';
 
 export const SESSION_COOKIE = 'btp_session';
 const BODY_MAX_BYTES = 4096;
 const NO_STORE = { 'cache-control': 'no-store' };
+
+/** The request headers that tell where a browser request comes from, and its cookie. */
+export interface BrowserHeaders {
+  origin: string | null;
+  host: string | null;
+  secFetchSite: string | null;
+  cookie: string | null;
+}
+
+const headersOf = (request: Request): BrowserHeaders => ({
+  origin: request.headers.get('origin'),
+  host: new URL(request.url).host,
+  secFetchSite: request.headers.get('sec-fetch-site'),
+  cookie: request.headers.get('cookie'),
+});
 
 /**
  * Whether a browser request comes from this service's own pages. The Origin's host must be the request's Host; the
  * scheme is not compared, since a TLS-terminating proxy forwards https as http. With no Origin (a same-origin GET),
  * Sec-Fetch-Site, when the browser sends it, must say the same origin or a typed address.
  */
-export function fromOwnOrigin(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  if (origin !== null) {
+export function fromOwnOrigin(h: BrowserHeaders): boolean {
+  if (h.origin !== null) {
     try {
-      return new URL(origin).host === new URL(request.url).host;
+      return h.host !== null && new URL(h.origin).host === h.host.toLowerCase();
     } catch {
       return false;
     }
   }
-  const site = request.headers.get('sec-fetch-site');
-  return site === null || site === 'same-origin' || site === 'none';
+  return h.secFetchSite === null || h.secFetchSite === 'same-origin' || h.secFetchSite === 'none';
 }
 
 /** The session token of the dashboard's cookie, when the request may use it (see the header); else null. */
-export function dashboardSessionToken(request: Request): string | null {
-  const token = cookieValue(request, SESSION_COOKIE);
-  if (!token || !token.startsWith(SECRET_PREFIXES.session) || !fromOwnOrigin(request)) return null;
+export function dashboardSessionToken(request: Request | BrowserHeaders): string | null {
+  // A fetch Request (of whichever implementation served it), or the headers of a WebSocket upgrade.
+  const h = 'url' in request ? headersOf(request) : request;
+  const token = cookieValueIn(h.cookie, SESSION_COOKIE);
+  if (!token || !token.startsWith(SECRET_PREFIXES.session) || !fromOwnOrigin(h)) return null;
   return token;
 }
 
@@ -60,7 +76,7 @@ interface SessionRequest {
 export async function handleDashboardSession(rc: SessionRequest, deps: Deps): Promise<Response> {
   const request = rc.request;
   if (request.method !== 'POST' && request.method !== 'DELETE') return rc.refuse(new DomainError('METHOD_NOT_ALLOWED'), { allow: 'POST, DELETE' });
-  if (!fromOwnOrigin(request)) return rc.refuse(new DomainError('CROSS_ORIGIN_REFUSED'));
+  if (!fromOwnOrigin(headersOf(request))) return rc.refuse(new DomainError('CROSS_ORIGIN_REFUSED'));
   if (request.method === 'DELETE') {
     await logOut(deps, cookieValue(request, SESSION_COOKIE));
     return new Response(null, { status: 204, headers: { ...NO_STORE, 'set-cookie': sessionCookie(request, '', 0) } });

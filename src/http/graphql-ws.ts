@@ -12,6 +12,7 @@ import type { Principal } from '../domain/auth/principal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { maskError, toGraphQLError } from '../graphql/common/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
+import { dashboardSessionToken } from './dashboard-session.ts';
 import { errorLog, logGraphQLErrors } from '../../rest-compat/shared/face-errors.ts';
 import { rateLimitKey, takeRateLimit, type RateLimiter } from './rate-limit.ts';
 import type { GraphQLYoga } from './yoga.ts';
@@ -49,7 +50,17 @@ interface Connection {
 
 type Ctx = Context<Record<string, unknown> | undefined, Extra>;
 
-const authorizationOf = (ctx: Ctx): string | null => (typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : null);
+/**
+ * The connection's credential: `authorization` of its connection_init, else the dashboard's session cookie of the
+ * upgrade request when that came from the service's own pages (dashboard-session.ts).
+ */
+const authorizationOf = (ctx: Ctx): string | null => {
+  if (typeof ctx.connectionParams?.authorization === 'string') return ctx.connectionParams.authorization;
+  const h = ctx.extra.request.headers;
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+  const token = dashboardSessionToken({ origin: one(h.origin), host: one(h.host), secFetchSite: one(h['sec-fetch-site']), cookie: one(h.cookie) });
+  return token ? `Bearer ${token}` : null;
+};
 const addressOf = (ctx: Ctx): string | undefined => ctx.extra.request.socket.remoteAddress;
 
 /** Serves graphql-ws on `wss` (created with maxPayload = MAX_BODY_BYTES). */

@@ -3,7 +3,9 @@
  * /dashboard/session, the session in an HttpOnly, SameSite=Strict cookie that /graphql accepts from the service's own
  * origin only, log out; and /graphql never answers another origin with Access-Control-Allow-Credentials.
  */
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -99,5 +101,32 @@ describe(`the dashboard's session cookie on ${dbLabel}`, () => {
     const forged = await t.fetch(`${t.url}/dashboard/session`, { method: 'DELETE', headers: { cookie: again, origin: 'https://evil.example' } });
     expect(forged.status).toBe(403);
     expect((await (await viewer(again)).json()).data.viewer.kind).toBe('SESSION');
+  });
+
+  it("GraphQL over WebSocket takes the cookie of an upgrade from the service's own pages, not from another origin's", async () => {
+    const pair = cookieOf(await logIn({ email: m.email, password: m.password })).split(';')[0]!;
+    const viewerOverWs = async (origin: string) => {
+      const headers = { cookie: pair, origin };
+      const client = createClient({
+        url: t.url.replace(/^http/, 'ws') + '/graphql',
+        webSocketImpl: class extends WebSocket {
+          constructor(url: string, protocols?: string | string[]) {
+            super(url, protocols, { headers });
+          }
+        },
+        retryAttempts: 0,
+      });
+      try {
+        return await new Promise<unknown>((resolve, reject) => {
+          let result: unknown;
+          client.subscribe({ query: '{ viewer { kind account { email } } }' }, { next: (r) => (result = r), error: reject, complete: () => resolve(result) });
+        });
+      } finally {
+        await client.dispose();
+      }
+    };
+    expect(await viewerOverWs(own)).toEqual({ data: { viewer: { kind: 'SESSION', account: { email: m.email } } } });
+    const foreign = (await viewerOverWs('https://evil.example')) as { errors?: { extensions?: { code?: string } }[] };
+    expect(foreign.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
