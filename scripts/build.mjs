@@ -1,6 +1,7 @@
 /**
  * `npm run build` (also run by `npm install`/`npm ci`, and by `npm start` when dist/ is missing or stale): bundles the
- * service (src/main.ts → dist/main.js) and the CLI (src/cli/main.ts → dist/cli.js) with esbuild, so that start-up loads
+ * service (src/main.ts → dist/main.js), the CLI (src/cli/main.ts → dist/cli.js) and the dashboard for the browser
+ * (src/dashboard/main.tsx → dist/dashboard/app.js and app.css) with esbuild, so that start-up loads
  * one JavaScript file instead of compiling ~1,600 TypeScript and package modules through tsx. dist/manifest.json lists
  * our files the bundles were built from (size, mtime, content hash) and the package lock; scripts/start.mjs rebuilds
  * when one of them changed.
@@ -18,6 +19,10 @@ export const MANIFEST = join(DIST, 'manifest.json');
 
 /** The bundles: name → entry point. */
 export const ENTRIES = { main: 'src/main.ts', cli: 'src/cli/main.ts' };
+
+/** The dashboard's bundle (README, "The dashboard"): for the browser, served from dist/dashboard/ at /dashboard/assets/. */
+export const DASHBOARD_ENTRY = 'src/dashboard/main.tsx';
+export const DASHBOARD_DIST = join(DIST, 'dashboard');
 
 /**
  * Packages left to Node (imported from node_modules at run time) instead of bundled, each for a reason:
@@ -227,14 +232,33 @@ export async function build() {
   // embedded database), are chunks of their own. dist/main.js is then small: the database starts before the ~6 MB of
   // the app are parsed, and the two overlap.
   const result = await esbuild.build({ ...bundleOptions(), entryPoints: ENTRIES, outdir: DIST, splitting: true, chunkNames: 'chunk-[hash]' });
+  // The dashboard: one minified script and its style sheet, for the browsers of the last few years.
+  const dashboard = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { app: DASHBOARD_ENTRY },
+    outdir: DASHBOARD_DIST,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2020',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    write: false,
+  });
   const inputs = new Set(EXTRA_INPUTS);
   // Relative to ROOT; packages' files (under node_modules, or the path a linked node_modules points to) are left out.
-  for (const f of Object.keys(result.metafile.inputs)) if (!f.includes('node_modules/') && !f.startsWith('../')) inputs.add(f);
+  for (const r of [result, dashboard]) for (const f of Object.keys(r.metafile.inputs)) if (!f.includes('node_modules/') && !f.startsWith('../')) inputs.add(f);
   // A file changed since the build began may have been read before the change: recorded as changed, so the next start
   // builds again rather than run the old code.
   const manifest = { inputs: fingerprint([...inputs].sort()) };
   for (const [f, v] of Object.entries(manifest.inputs)) if (v && v[1] >= began) manifest.inputs[f] = null;
-  mkdirSync(DIST, { recursive: true });
+  mkdirSync(DASHBOARD_DIST, { recursive: true });
+  for (const file of dashboard.outputFiles) writeAtomically(file.path, file.contents);
   // Chunks (named by their content) before the entry points that import them, the manifest last.
   const entries = new Set(Object.keys(ENTRIES).flatMap((name) => [join(DIST, `${name}.js`), join(DIST, `${name}.js.map`)]));
   const ordered = [...result.outputFiles].sort((a, b) => Number(entries.has(a.path)) - Number(entries.has(b.path)));

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Deps } from '../domain/deps.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
+import { handleDashboardPage } from './dashboard.ts';
 import { handleDashboardSession } from './dashboard-session.ts';
 import { handleV1 } from '../../rest-compat/v1/handler.ts';
 import { handleV2 } from '../../rest-compat/v2/handler.ts';
@@ -66,6 +67,14 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
   }
 
   const oauth = async (rc: RequestContext) => (await handleOAuth(rc.request, rc.path, deps, maxBodyBytes, rc.errors)) ?? rc.refuse(new DomainError('ROUTE_NOT_FOUND'));
+  const dashboardPage = async (rc: RequestContext) => {
+    try {
+      return (await handleDashboardPage(rc.request, rc.path)) ?? rc.refuse(new DomainError('ROUTE_NOT_FOUND'));
+    } catch (e) {
+      if (e instanceof DomainError) return rc.refuse(e, e.code === 'METHOD_NOT_ALLOWED' ? { allow: 'GET, HEAD' } : undefined);
+      throw e;
+    }
+  };
   const docs = async (rc: RequestContext) => (await handleApiDocs(rc.request, rc.path)) ?? rc.refuse(new DomainError('ROUTE_NOT_FOUND'));
 
   return [
@@ -83,6 +92,8 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
     { path: '/shops', below: true, face: 'bank', rateLimit: 'address', handle: (rc) => handleShopInstall(rc, deps) },
     // The dashboard's log-in and log-out: its session in an HttpOnly cookie (dashboard-session.ts).
     { path: '/dashboard/session', face: 'bank', rateLimit: 'address', handle: (rc) => handleDashboardSession(rc, deps) },
+    // The dashboard's page and its assets (dashboard.ts); the app routes in the browser.
+    { path: '/dashboard', below: true, face: 'bank', handle: dashboardPage },
     { path: '/openapi.json', face: 'bank', handle: docs },
     { path: '/docs', below: true, face: 'bank', handle: docs },
     { path: '/metrics', face: 'bank', handle: async () => metricsResponse(metrics) },

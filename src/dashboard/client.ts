@@ -1,0 +1,34 @@
+/**
+ * The dashboard's GraphQL client: /graphql of the service that served the page, authenticated by the session cookie
+ * (README, "The dashboard's session"); nothing holds the session in script-readable storage.
+ */
+import { Client, fetchExchange } from '@urql/core';
+
+export function dashboardClient(): Client {
+  return new Client({
+    url: '/graphql',
+    exchanges: [fetchExchange],
+    // POST, never GET: the API refuses a GET without a CSRF header, and a POST's Origin tells the service it is its own page.
+    preferGetMethod: false,
+    fetchOptions: { credentials: 'same-origin', headers: { accept: 'application/graphql-response+json, application/json' } },
+    requestPolicy: 'cache-and-network',
+  });
+}
+
+/** Log in (POST /dashboard/session): true when the service set the session cookie. */
+export async function logIn(email: string, password: string): Promise<{ ok: true } | { ok: false; code: string }> {
+  const res = await fetch('/dashboard/session', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.ok) return { ok: true };
+  const body = (await res.json().catch(() => null)) as { code?: string } | null;
+  return { ok: false, code: body?.code ?? `HTTP_${res.status}` };
+}
+
+/** Log out (DELETE /dashboard/session): the session ends and the cookie is cleared. */
+export async function logOut(): Promise<void> {
+  await fetch('/dashboard/session', { method: 'DELETE', credentials: 'same-origin' });
+}

@@ -1,0 +1,2 @@
+/** Style sheets imported for their side effect: esbuild bundles them into the dashboard's app.css. */
+declare module '*.css';

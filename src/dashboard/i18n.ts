@@ -1,0 +1,63 @@
+/**
+ * The dashboard's words, in Korean and English: Korean for a browser that prefers Korean, English otherwise, and
+ * switchable (the choice kept in localStorage: a preference, never a credential). Amounts in won with thousands
+ * separators, times in KST, as the API's date filters are.
+ */
+export type Lang = 'ko' | 'en';
+
+const WORDS = {
+  title: { ko: '입금 확인 대시보드', en: 'Bank-transfer dashboard' },
+  email: { ko: '이메일', en: 'E-mail' },
+  password: { ko: '비밀번호', en: 'Password' },
+  logIn: { ko: '로그인', en: 'Log in' },
+  logOut: { ko: '로그아웃', en: 'Log out' },
+  loginFailed: { ko: '이메일 또는 비밀번호가 올바르지 않습니다.', en: 'E-mail or password is wrong.' },
+  tooManyAttempts: { ko: '시도가 너무 많습니다. 잠시 후 다시 시도하세요.', en: 'Too many attempts; try again later.' },
+  invoices: { ko: '주문서', en: 'Invoices' },
+  number: { ko: '번호', en: 'No.' },
+  depositor: { ko: '입금자명', en: 'Depositor' },
+  amount: { ko: '금액', en: 'Amount' },
+  status: { ko: '상태', en: 'Status' },
+  createdAt: { ko: '생성 시각 (KST)', en: 'Created (KST)' },
+  total: { ko: '전체', en: 'Total' },
+  previous: { ko: '이전', en: 'Previous' },
+  next: { ko: '다음', en: 'Next' },
+  none: { ko: '주문서가 없습니다.', en: 'No invoices yet.' },
+  loading: { ko: '불러오는 중…', en: 'Loading…' },
+  language: { ko: '언어', en: 'Language' },
+  PENDING: { ko: '입금 대기', en: 'Pending' },
+  PAID: { ko: '입금 완료', en: 'Paid' },
+  EXPIRED: { ko: '만료', en: 'Expired' },
+  CANCELED: { ko: '취소', en: 'Canceled' },
+} as const satisfies Record<string, Record<Lang, string>>;
+
+export type Word = keyof typeof WORDS;
+
+const LANG_KEY = 'dashboard.lang';
+
+/** The language: the one chosen here before, else Korean for a browser that prefers Korean, else English. */
+export function initialLang(stored: string | null, preferred: readonly string[]): Lang {
+  if (stored === 'ko' || stored === 'en') return stored;
+  return preferred.some((l) => l.toLowerCase().startsWith('ko')) ? 'ko' : 'en';
+}
+
+export function storedLang(): Lang {
+  return initialLang(localStorage.getItem(LANG_KEY), navigator.languages ?? [navigator.language]);
+}
+
+export function keepLang(lang: Lang): void {
+  localStorage.setItem(LANG_KEY, lang);
+}
+
+export const t = (lang: Lang, word: Word): string => WORDS[word][lang];
+
+/** Won with thousands separators: 1,234,000원 (ko) or ₩1,234,000 (en). */
+export function won(lang: Lang, amount: number): string {
+  const digits = new Intl.NumberFormat('en-US').format(amount);
+  return lang === 'ko' ? `${digits}원` : `₩${digits}`;
+}
+
+/** An instant in KST: 2026-11-26 15:04. */
+export function kst(iso: string): string {
+  return new Date(new Date(iso).getTime() + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+}

@@ -1,0 +1,169 @@
+/**
+ * The merchant dashboard (README, "The dashboard"): a web app over this service's GraphQL API, served at /dashboard.
+ * This first screen set: log in, the invoice list (server-side paging), log out, Korean or English.
+ */
+import './styles.css';
+import { Provider, useQuery } from '@urql/preact';
+import { render } from 'preact';
+import { useMemo, useState } from 'preact/hooks';
+import { dashboardClient, logIn, logOut } from './client.ts';
+import { graphql } from './graphql.ts';
+import { keepLang, kst, storedLang, t, won, type Lang } from './i18n.ts';
+
+const ViewerQuery = graphql(`
+  query DashboardViewer {
+    viewer {
+      kind
+      account { email name }
+      workspace { name }
+    }
+  }
+`);
+
+const InvoicesQuery = graphql(`
+  query DashboardInvoices($offset: Int!, $limit: Int!) {
+    invoicePage(offset: $offset, limit: $limit) {
+      totalItems
+      items { id number status amount createdAt customer { name } }
+    }
+  }
+`);
+
+const PAGE_SIZE = 20;
+
+function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    setBusy(true);
+    const r = await logIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
+    setBusy(false);
+    if (r.ok) onDone();
+    else setError(t(lang, r.code === 'TOO_MANY_REQUESTS' ? 'tooManyAttempts' : 'loginFailed'));
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="login-title">
+      <h1 id="login-title">{t(lang, 'title')}</h1>
+      <label>
+        {t(lang, 'email')}
+        <input name="email" type="email" autocomplete="username" required />
+      </label>
+      <label>
+        {t(lang, 'password')}
+        <input name="password" type="password" autocomplete="current-password" required />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t(lang, 'logIn')}
+      </button>
+    </form>
+  );
+}
+
+function Invoices({ lang }: { lang: Lang }) {
+  const [offset, setOffset] = useState(0);
+  const [{ data, fetching }] = useQuery({ query: InvoicesQuery, variables: { offset, limit: PAGE_SIZE } });
+  const page = data?.invoicePage;
+  return (
+    <section aria-labelledby="invoices-title">
+      <h2 id="invoices-title">{t(lang, 'invoices')}</h2>
+      {!page && fetching && <p>{t(lang, 'loading')}</p>}
+      {page && page.items.length === 0 && <p>{t(lang, 'none')}</p>}
+      {page && page.items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t(lang, 'number')}</th>
+              <th scope="col">{t(lang, 'depositor')}</th>
+              <th scope="col" class="num">
+                {t(lang, 'amount')}
+              </th>
+              <th scope="col">{t(lang, 'status')}</th>
+              <th scope="col">{t(lang, 'createdAt')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((i) => (
+              <tr key={i.id} data-invoice-id={i.id}>
+                <td>{i.number}</td>
+                <td>{i.customer.name}</td>
+                <td class="num">{won(lang, i.amount)}</td>
+                <td data-status={i.status}>{t(lang, i.status)}</td>
+                <td>{kst(i.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {page && (
+        <nav aria-label={t(lang, 'invoices')} class="pager">
+          <span>
+            {t(lang, 'total')} {page.totalItems}
+          </span>
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            {t(lang, 'previous')}
+          </button>
+          <button type="button" disabled={offset + PAGE_SIZE >= page.totalItems} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            {t(lang, 'next')}
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+function App() {
+  const [lang, setLang] = useState<Lang>(storedLang());
+  const [session, setSession] = useState(0);
+  const client = useMemo(() => dashboardClient(), [session]);
+  const chooseLang = (l: Lang) => {
+    keepLang(l);
+    setLang(l);
+    document.documentElement.lang = l;
+  };
+  return (
+    <Provider value={client}>
+      <header>
+        <span class="brand">{t(lang, 'title')}</span>
+        <label class="lang">
+          {t(lang, 'language')}
+          <select value={lang} onChange={(e) => chooseLang((e.currentTarget as HTMLSelectElement).value as Lang)}>
+            <option value="ko">한국어</option>
+            <option value="en">English</option>
+          </select>
+        </label>
+      </header>
+      <Signed lang={lang} onSession={() => setSession((n) => n + 1)} />
+    </Provider>
+  );
+}
+
+function Signed({ lang, onSession }: { lang: Lang; onSession: () => void }) {
+  const [{ data, error, fetching }] = useQuery({ query: ViewerQuery });
+  if (fetching && !data) return <p>{t(lang, 'loading')}</p>;
+  if (!data?.viewer || error) return <main><LoginForm lang={lang} onDone={onSession} /></main>;
+  const out = async () => {
+    await logOut();
+    onSession();
+  };
+  return (
+    <main>
+      <p class="who">
+        {data.viewer.workspace.name} · {data.viewer.account?.email}{' '}
+        <button type="button" onClick={out}>
+          {t(lang, 'logOut')}
+        </button>
+      </p>
+      <Invoices lang={lang} />
+    </main>
+  );
+}
+
+document.documentElement.lang = storedLang();
+render(<App />, document.getElementById('app')!);

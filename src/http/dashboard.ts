@@ -1,0 +1,50 @@
+/**
+ * The merchant dashboard's pages (README, "The dashboard"). Every path under /dashboard but the session's is the one
+ * page of the app, which routes in the browser. /dashboard/assets/ holds its script and style sheet, built by
+ * `npm run build` (scripts/build.mjs, also run by `npm install` and by `npm start` when stale) into dist/dashboard/.
+ * Nothing loads from another origin: the Content-Security-Policy allows this service alone.
+ */
+import { readFile } from 'node:fs/promises';
+import { DomainError } from '../domain/errors.ts';
+
+const DIST_DASHBOARD = new URL('../../dist/dashboard/', import.meta.url);
+const ASSETS_PREFIX = '/dashboard/assets/';
+const ASSET_TYPES: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+
+/** The page's policy: scripts, styles, data and WebSocket of this service only; never framed. */
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS = { 'content-security-policy': DASHBOARD_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+
+const PAGE = `<!doctype html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Dashboard</title>
+<link rel="stylesheet" href="${ASSETS_PREFIX}app.css">
+</head>
+<body>
+<div id="app"></div>
+<script type="module" src="${ASSETS_PREFIX}app.js"></script>
+</body>
+</html>
+`;
+
+/** GET /dashboard and below: the page, or one of its assets (null: no such asset, or another method). */
+export async function handleDashboardPage(request: Request, path: string): Promise<Response | null> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET.' });
+  if (!path.startsWith(ASSETS_PREFIX)) {
+    return new Response(request.method === 'HEAD' ? null : PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
+  }
+  const name = path.slice(ASSETS_PREFIX.length);
+  const type = ASSET_TYPES[name];
+  if (!type) return null;
+  try {
+    const body = await readFile(new URL(name, DIST_DASHBOARD));
+    return new Response(request.method === 'HEAD' ? null : body, { headers: { 'content-type': type, 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
+  } catch {
+    throw new DomainError('SERVICE_UNAVAILABLE', { message: 'The dashboard is not built: run `npm run build`.' });
+  }
+}

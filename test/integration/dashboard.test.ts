@@ -1,0 +1,122 @@
+/**
+ * The merchant dashboard in a real browser (headless Chromium from Debian's package, driven by playwright-core): the
+ * page and its assets from this service only, under its Content-Security-Policy; log in (the session in an HttpOnly
+ * cookie no script sees), the invoice list with amounts in won and times in KST, Korean for a Korean browser and
+ * English on demand, log out. Needs Chromium as browser.test.ts does (CI installs it; elsewhere skipped with a note).
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { DASHBOARD_CSP } from '../../src/http/dashboard.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { build, isStale } from '../../scripts/build.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const required = !!process.env.CI;
+if (!haveChromium && !required) console.warn(`dashboard.test.ts: the browser tests are SKIPPED: no Chromium at ${CHROMIUM}.`);
+
+let t: TestApp;
+let m: Bootstrapped;
+beforeAll(async () => {
+  // The dashboard's assets are built by `npm install` / `npm run build`: rebuilt here when a source changed since.
+  if (isStale()) await build();
+  t = await startTestApp();
+  m = await bootstrap(t.client);
+}, 120_000);
+afterAll(() => t?.stop());
+
+describe('the dashboard over HTTP', () => {
+  it('every path under /dashboard is the one page, linking only its own assets, under a policy of this origin only', async () => {
+    for (const path of ['/dashboard', '/dashboard/invoices', '/dashboard/anything/below']) {
+      const res = await fetch(`${t.url}${path}`);
+      expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy')]).toEqual([path, 200, 'text/html; charset=utf-8', DASHBOARD_CSP]);
+      const html = await res.text();
+      expect(html).not.toMatch(/https?:\/\/|<script>|style=/);
+      expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1]).sort()).toEqual(['/dashboard/assets/app.css', '/dashboard/assets/app.js']);
+    }
+    const js = await fetch(`${t.url}/dashboard/assets/app.js`);
+    expect([js.status, js.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    // The initial script's budget (the issue: at most 250 KB gzipped).
+    expect(Buffer.from(await js.arrayBuffer()).byteLength).toBeLessThan(250_000);
+    expect((await fetch(`${t.url}/dashboard/assets/nope.js`)).status).toBe(404);
+    expect((await fetch(`${t.url}/dashboard/assets/../../package.json`)).status).not.toBe(200);
+  });
+});
+
+describe.skipIf(!haveChromium && !required)('the dashboard in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`No Chromium at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH.`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A fresh context in `locale` that lets through only the app's origin and records anything else, and errors. */
+  async function open(locale: string): Promise<{ page: Page; context: BrowserContext; foreign: string[]; problems: string[] }> {
+    const origin = new URL(t.url).origin;
+    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).origin === origin) return route.continue();
+      foreign.push(url);
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
+    return { page, context, foreign, problems };
+  }
+
+  it('a Korean browser logs in, sees its invoices in won and KST, switches to English, and logs out', async () => {
+    const created = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '대시보드' }, amount: 31_000 } });
+    expect(created.status).toBe(201);
+    const { page, context, foreign, problems } = await open('ko-KR');
+    // Korean by default for a Korean browser; the form's controls have their labels.
+    await page.getByRole('heading', { name: '입금 확인 대시보드' }).waitFor();
+    await page.getByLabel('이메일').fill(m.email);
+    await page.getByLabel('비밀번호').fill('not-the-password-1');
+    await page.getByRole('button', { name: '로그인' }).click();
+    await page.getByRole('alert').filter({ hasText: '이메일 또는 비밀번호가 올바르지 않습니다.' }).waitFor();
+    await page.getByLabel('비밀번호').fill(m.password);
+    await page.getByRole('button', { name: '로그인' }).click();
+    // The list: the invoice's row, its amount in won, its time in KST.
+    const row = page.locator(`tr[data-invoice-id="${created.body.data.id}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain('31,000원');
+    expect(await row.innerText()).toContain('입금 대기');
+    const kst = new Date(new Date(created.body.data.issuedAt).getTime() + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+    expect(await row.innerText()).toContain(kst);
+    // The session is in an HttpOnly cookie: no script of the page sees it, and nothing keeps it in storage.
+    expect(await page.evaluate(() => document.cookie)).not.toContain('btp_session');
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))).not.toMatch(/sess_/);
+    expect((await context.cookies()).find((c) => c.name === 'btp_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    // English on demand, kept for the next visit.
+    await page.getByLabel('언어').selectOption('en');
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    expect(await row.innerText()).toContain('₩31,000');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    // Log out: back to the log-in form, and the cookie is gone.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect((await context.cookies()).find((c) => c.name === 'btp_session')).toBeUndefined();
+    expect(foreign, 'requests to other origins').toEqual([]);
+    // The one expected console error: the browser's own report of the refused wrong password (HTTP 401).
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
