@@ -5,10 +5,11 @@
 import './styles.css';
 import { Provider, useQuery } from '@urql/preact';
 import { render } from 'preact';
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { dashboardClient, logIn, logOut } from './client.ts';
 import { graphql } from './graphql.ts';
 import { keepLang, kst, storedLang, t, won, type Lang } from './i18n.ts';
+import { followInvoiceEvents } from './live.ts';
 
 const ViewerQuery = graphql(`
   query DashboardViewer {
@@ -68,7 +69,16 @@ function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
 
 function Invoices({ lang }: { lang: Lang }) {
   const [offset, setOffset] = useState(0);
-  const [{ data, fetching }] = useQuery({ query: InvoicesQuery, variables: { offset, limit: PAGE_SIZE } });
+  const [{ data, fetching }, refetch] = useQuery({ query: InvoicesQuery, variables: { offset, limit: PAGE_SIZE } });
+  // A change of any invoice (created, paid, canceled...) reads the page shown again: what the list shows is never
+  // stale. One subscription for the list's lifetime, whichever page it shows.
+  const reread = useRef(refetch);
+  reread.current = refetch;
+  useEffect(() => {
+    const again = () => reread.current({ requestPolicy: 'network-only' });
+    // Connected (again): read the page once more, for what changed before the subscription was in place.
+    return followInvoiceEvents(again, again);
+  }, []);
   const page = data?.invoicePage;
   return (
     <section aria-labelledby="invoices-title">

@@ -115,7 +115,36 @@ describe.skipIf(!haveChromium && !required)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Log in' }).waitFor();
     expect((await context.cookies()).find((c) => c.name === 'btp_session')).toBeUndefined();
     expect(foreign, 'requests to other origins').toEqual([]);
-    // The one expected console error: the browser's own report of the refused wrong password (HTTP 401).
+    // The expected console errors: the browser's own reports of a 401 (the logged-out page's first question, the wrong
+    // password).
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('a deposit that pays an invoice updates the open list by itself, within a second or two', async () => {
+    const created = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '실시간' }, amount: 32_100 } });
+    expect(created.status).toBe(201);
+    const { page, context, foreign, problems } = await open('en-US');
+    // The page's subscription, as its WebSocket sends it (the deposit below comes after it, as a buyer's would).
+    const subscribed = new Promise<void>((resolve) =>
+      page.on('websocket', (ws) => ws.on('framesent', (f) => String(f.payload).includes('"type":"subscribe"') && resolve())),
+    );
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Password').fill(m.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const status = page.locator(`tr[data-invoice-id="${created.body.data.id}"] td[data-status]`);
+    await status.waitFor();
+    expect(await status.getAttribute('data-status')).toBe('PENDING');
+    await subscribed;
+    const paidAt = Date.now();
+    expect((await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '실시간', amount: 32_100 })).status).toBe(201);
+    await page.locator(`tr[data-invoice-id="${created.body.data.id}"] td[data-status="PAID"]`).waitFor({ timeout: 10_000 });
+    expect(Date.now() - paidAt).toBeLessThan(5_000);
+    // An invoice created elsewhere appears too.
+    const other = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '새주문' }, amount: 32_200 } });
+    await page.locator(`tr[data-invoice-id="${other.body.data.id}"]`).waitFor({ timeout: 10_000 });
+    expect(foreign, 'requests to other origins').toEqual([]);
+    // The one expected console error: the browser's own report of the logged-out page's first question (HTTP 401).
     expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
     await context.close();
   }, 60_000);
