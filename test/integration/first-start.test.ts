@@ -258,7 +258,8 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
       async () => {
         const h = await hook(hooks.failing!);
         const byEvent = byEventId(h.deliveries);
-        return byEvent.size >= 4 && [...byEvent.values()].every((ds) => ds.length === 7) && h;
+        // Five events: the invoice's created, the deposit's transaction.received, paid, receipt.issued, and the marker's created.
+        return byEvent.size >= 5 && [...byEvent.values()].every((ds) => ds.length === 7) && h;
       },
       60_000,
     );
