@@ -3,7 +3,7 @@
  * This first screen set: log in, the invoice list (server-side paging), log out, Korean or English.
  */
 import './styles.css';
-import { Provider, useQuery } from '@urql/preact';
+import { Provider, useMutation, useQuery } from '@urql/preact';
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { dashboardClient, logIn, logOut } from './client.ts';
@@ -30,7 +30,40 @@ const InvoicesQuery = graphql(`
   }
 `);
 
+const DepositsQuery = graphql(`
+  query DashboardDeposits($offset: Int!, $limit: Int!) {
+    transactionPage(offset: $offset, limit: $limit) {
+      totalItems
+      items {
+        id
+        amount
+        description
+        receivedAt
+        matchedInvoiceId
+        matchMethod
+        matchNote
+        matchCandidates { id number status amount customer { name } }
+      }
+    }
+  }
+`);
+
+const MatchMutation = graphql(`
+  mutation DashboardMatch($input: MatchTransactionInput!) {
+    matchTransaction(input: $input) {
+      transaction { id matchedInvoiceId matchMethod }
+    }
+  }
+`);
+
 const PAGE_SIZE = 20;
+
+type Section = 'invoices' | 'deposits';
+
+/** The section a path under /dashboard names (the app routes in the browser). */
+function sectionOf(path: string): Section {
+  return path.startsWith('/dashboard/deposits') ? 'deposits' : 'invoices';
+}
 
 function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
   const [error, setError] = useState<string | null>(null);
@@ -128,6 +161,98 @@ function Invoices({ lang }: { lang: Lang }) {
   );
 }
 
+/** Why an unmatched deposit stayed so, in words (the match note's reason), or nothing when it names none. */
+function reasonOf(lang: Lang, note: unknown): string {
+  const reason = (note as { reason?: unknown } | null)?.reason;
+  return reason === 'AMBIGUOUS' || reason === 'TOO_MANY_CANDIDATES' || reason === 'ALREADY_PAID' ? t(lang, reason) : '';
+}
+
+function Deposits({ lang }: { lang: Lang }) {
+  const [offset, setOffset] = useState(0);
+  const [{ data, fetching }, refetch] = useQuery({ query: DepositsQuery, variables: { offset, limit: PAGE_SIZE } });
+  const [, match] = useMutation(MatchMutation);
+  const [error, setError] = useState<string | null>(null);
+  const matchTo = async (transactionId: string, invoiceId: string) => {
+    setError(null);
+    const r = await match({ input: { transactionId, invoiceId } });
+    if (r.error) setError(`${t(lang, 'matchFailed')}: ${r.error.graphQLErrors[0]?.message ?? r.error.message}`);
+    refetch({ requestPolicy: 'network-only' });
+  };
+  const page = data?.transactionPage;
+  return (
+    <section aria-labelledby="deposits-title">
+      <h2 id="deposits-title">{t(lang, 'deposits')}</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {!page && fetching && <p>{t(lang, 'loading')}</p>}
+      {page && page.items.length === 0 && <p>{t(lang, 'noDeposits')}</p>}
+      {page && page.items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t(lang, 'depositor')}</th>
+              <th scope="col" class="num">
+                {t(lang, 'amount')}
+              </th>
+              <th scope="col">{t(lang, 'receivedAt')}</th>
+              <th scope="col">{t(lang, 'match')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((d) => (
+              <tr key={d.id} data-transaction-id={d.id}>
+                <td>{d.description}</td>
+                <td class="num">{won(lang, d.amount)}</td>
+                <td>{kst(d.receivedAt)}</td>
+                <td data-matched={d.matchedInvoiceId ? 'true' : 'false'}>
+                  {d.matchedInvoiceId ? (
+                    `${t(lang, 'matched')} (${d.matchMethod})`
+                  ) : (
+                    <div class="candidates">
+                      <span>
+                        {t(lang, 'unmatched')} {reasonOf(lang, d.matchNote)}
+                      </span>
+                      {d.matchCandidates
+                        .filter((c) => c.status === 'PENDING' || c.status === 'EXPIRED')
+                        .map((c) => (
+                          <button
+                            type="button"
+                            key={c.id}
+                            data-candidate-id={c.id}
+                            aria-label={`${t(lang, 'matchTo')}: #${c.number} ${c.customer.name} ${won(lang, c.amount)}`}
+                            onClick={() => matchTo(d.id, c.id)}
+                          >
+                            #{c.number} {c.customer.name}
+                          </button>
+                        ))}
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {page && (
+        <nav aria-label={t(lang, 'deposits')} class="pager">
+          <span>
+            {t(lang, 'total')} {page.totalItems}
+          </span>
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            {t(lang, 'previous')}
+          </button>
+          <button type="button" disabled={offset + PAGE_SIZE >= page.totalItems} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            {t(lang, 'next')}
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
 function App() {
   const [lang, setLang] = useState<Lang>(storedLang());
   const [session, setSession] = useState(0);
@@ -170,8 +295,35 @@ function Signed({ lang, onSession }: { lang: Lang; onSession: () => void }) {
           {t(lang, 'logOut')}
         </button>
       </p>
-      <Invoices lang={lang} />
+      <Sections lang={lang} />
     </main>
+  );
+}
+
+function Sections({ lang }: { lang: Lang }) {
+  const [section, setSection] = useState<Section>(sectionOf(location.pathname));
+  useEffect(() => {
+    const back = () => setSection(sectionOf(location.pathname));
+    addEventListener('popstate', back);
+    return () => removeEventListener('popstate', back);
+  }, []);
+  const go = (s: Section) => (e: Event) => {
+    e.preventDefault();
+    history.pushState(null, '', s === 'invoices' ? '/dashboard' : `/dashboard/${s}`);
+    setSection(s);
+  };
+  return (
+    <>
+      <nav aria-label={t(lang, 'sections')} class="sections">
+        <a href="/dashboard" aria-current={section === 'invoices' ? 'page' : undefined} onClick={go('invoices')}>
+          {t(lang, 'invoices')}
+        </a>
+        <a href="/dashboard/deposits" aria-current={section === 'deposits' ? 'page' : undefined} onClick={go('deposits')}>
+          {t(lang, 'deposits')}
+        </a>
+      </nav>
+      {section === 'invoices' ? <Invoices lang={lang} /> : <Deposits lang={lang} />}
+    </>
   );
 }
 

@@ -148,4 +148,42 @@ describe.skipIf(!haveChromium && !required)('the dashboard in Chromium', () => {
     expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('an ambiguous deposit shows its candidates, and one click matches it to the right one', async () => {
+    const invoice = async (name: string) => {
+      const r = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount: 33_300 } });
+      expect(r.status).toBe(201);
+      return r.body.data as { id: string };
+    };
+    // '[주문]홍길동' fits both by bracket removal (README, matching table): AMBIGUOUS, both candidates.
+    const plain = await invoice('홍길동');
+    const bracketed = await invoice('[주문]홍길동님');
+    const deposit = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '[주문]홍길동', amount: 33_300 });
+    expect(deposit.status).toBe(201);
+    const { page, context, foreign, problems } = await open('en-US');
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Password').fill(m.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('link', { name: 'Deposits' }).click();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/deposits');
+    const row = page.locator(`tr[data-transaction-id="${deposit.body.transactionId}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain('Several invoices match');
+    expect(await row.locator('button[data-candidate-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-candidate-id')).sort())).toEqual([plain.id, bracketed.id].sort());
+    const button = row.locator(`button[data-candidate-id="${plain.id}"]`);
+    expect(await button.getAttribute('aria-label')).toMatch(/^Match to this invoice: #\d+ 홍길동 ₩33,300$/);
+    await button.click();
+    await row.locator('td[data-matched="true"]').waitFor();
+    expect(await row.innerText()).toContain('Matched (MANUAL)');
+    const paid = await t.client.request('GET', `/v1/invoices/${plain.id}`, { token: m.apiKey.secret });
+    expect(paid.body.data.paid).toBe(true);
+    const other = await t.client.request('GET', `/v1/invoices/${bracketed.id}`, { token: m.apiKey.secret });
+    expect(other.body.data.paid).toBe(false);
+    // The section is in the address: a reload stays on the deposits.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Deposits' }).waitFor();
+    expect(foreign, 'requests to other origins').toEqual([]);
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

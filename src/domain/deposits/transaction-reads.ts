@@ -23,6 +23,21 @@ export async function matchNoteVisibleTo(deps: Pick<Deps, 'prisma'>, p: Principa
   return { ...(note as Record<string, unknown>), candidateInvoiceIds: ids.filter((id) => visible.has(id as string)) };
 }
 
+/**
+ * The ids of the invoices a deposit's match note names as its candidates (AMBIGUOUS, TOO_MANY_CANDIDATES,
+ * ALREADY_PAID) that the principal may see: of its workspace and, for a key limited to bank accounts, within them.
+ */
+export async function matchCandidateIdsVisibleTo(deps: Pick<Deps, 'prisma'>, p: Principal | null, note: unknown): Promise<string[]> {
+  const ids = (note as { candidateInvoiceIds?: unknown } | null)?.candidateInvoiceIds;
+  if (!p || !Array.isArray(ids) || ids.length === 0) return [];
+  const rows = await deps.prisma.invoice.findMany({
+    where: { id: { in: ids.filter((x): x is string => typeof x === 'string') }, workspaceId: p.workspaceId },
+    select: { id: true, bankAccountIds: true },
+  });
+  const visible = new Set(rows.filter((r) => p.bankAccountIds === null || invoiceInScope(p, r.bankAccountIds)).map((r) => r.id));
+  return ids.filter((id): id is string => typeof id === 'string' && visible.has(id));
+}
+
 /** Loads a deposit the principal may see: malformed or missing → TRANSACTION_NOT_FOUND; another workspace's → FOREIGN_TRANSACTION; outside the key's accounts → OUT_OF_SCOPE. */
 export async function loadTransactionFor(db: Tx | Deps['prisma'], p: Principal, id: unknown): Promise<Transaction> {
   const t = await findInWorkspace(p, 'transaction', id, TRANSACTION_REFUSALS, (id) => db.transaction.findUnique({ where: { id } }));

@@ -2,7 +2,7 @@
 import { invoiceInScope } from '../../domain/auth/rules.ts';
 import type { bankAccountSnapshot } from '../../domain/bank-accounts/bank-accounts.ts';
 import { matchTransactionManually, setTransactionHidden, unmatchTransaction } from '../../domain/deposits/dashboard-operations.ts';
-import { getTransaction, listTransactionIds, matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
+import { getTransaction, listTransactionIds, matchCandidateIdsVisibleTo, matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import type { Transaction } from '../../generated/prisma/client.ts';
 import type { BankAccountType } from '../../generated/prisma/enums.ts';
 import { builder } from '../builder.ts';
@@ -53,6 +53,18 @@ export const TransactionType = builder.prismaObject('Transaction', {
       description: 'Why it stayed unmatched, e.g. {reason: "AMBIGUOUS", candidateInvoiceIds: [...]} (also ALREADY_PAID, TOO_MANY_CANDIDATES); a key limited to bank accounts sees only the candidates within them.',
       select: { matchNote: true },
       resolve: (trx, _args, ctx) => matchNoteVisibleTo(ctx.deps, ctx.principal, trx.matchNote),
+    }),
+    matchCandidates: t.prismaField({
+      type: [InvoiceType],
+      description:
+        "The invoices its match note names as candidates (AMBIGUOUS, TOO_MANY_CANDIDATES, ALREADY_PAID), in the note's order: what a merchant matches it to by hand. Empty when it names none; a key limited to bank accounts sees only those within them.",
+      select: { matchNote: true },
+      resolve: async (query, trx, _args, ctx) => {
+        const ids = await matchCandidateIdsVisibleTo(ctx.deps, ctx.principal, trx.matchNote);
+        if (ids.length === 0) return [];
+        const rows = await ctx.prisma.invoice.findMany({ ...query, where: { id: { in: ids } } });
+        return ids.map((id) => rows.find((r) => r.id === id)).filter((r): r is (typeof rows)[number] => r !== undefined);
+      },
     }),
     amount: t.exposeInt('amount', { description: 'Won.' }),
     description: t.exposeString('description', { description: 'Depositor name from the bank notification.' }),
