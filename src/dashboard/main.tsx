@@ -65,6 +65,23 @@ function sectionOf(path: string): Section {
   return path.startsWith('/dashboard/deposits') ? 'deposits' : 'invoices';
 }
 
+/** A list's paging: how many in all, the previous and the next page (PAGE_SIZE each, read by the server). */
+function Pager({ lang, label, offset, total, onOffset }: { lang: Lang; label: string; offset: number; total: number; onOffset: (offset: number) => void }) {
+  return (
+    <nav aria-label={label} class="pager">
+      <span>
+        {t(lang, 'total')} {total}
+      </span>
+      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - PAGE_SIZE))}>
+        {t(lang, 'previous')}
+      </button>
+      <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => onOffset(offset + PAGE_SIZE)}>
+        {t(lang, 'next')}
+      </button>
+    </nav>
+  );
+}
+
 function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -144,19 +161,7 @@ function Invoices({ lang }: { lang: Lang }) {
           </tbody>
         </table>
       )}
-      {page && (
-        <nav aria-label={t(lang, 'invoices')} class="pager">
-          <span>
-            {t(lang, 'total')} {page.totalItems}
-          </span>
-          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            {t(lang, 'previous')}
-          </button>
-          <button type="button" disabled={offset + PAGE_SIZE >= page.totalItems} onClick={() => setOffset(offset + PAGE_SIZE)}>
-            {t(lang, 'next')}
-          </button>
-        </nav>
-      )}
+      {page && <Pager lang={lang} label={t(lang, 'invoices')} offset={offset} total={page.totalItems} onOffset={setOffset} />}
     </section>
   );
 }
@@ -236,19 +241,7 @@ function Deposits({ lang }: { lang: Lang }) {
           </tbody>
         </table>
       )}
-      {page && (
-        <nav aria-label={t(lang, 'deposits')} class="pager">
-          <span>
-            {t(lang, 'total')} {page.totalItems}
-          </span>
-          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            {t(lang, 'previous')}
-          </button>
-          <button type="button" disabled={offset + PAGE_SIZE >= page.totalItems} onClick={() => setOffset(offset + PAGE_SIZE)}>
-            {t(lang, 'next')}
-          </button>
-        </nav>
-      )}
+      {page && <Pager lang={lang} label={t(lang, 'deposits')} offset={offset} total={page.totalItems} onOffset={setOffset} />}
     </section>
   );
 }
