@@ -33,3 +33,15 @@ export function digitsOnly(s: string): string | null {
   const d = s.replace(/[-\s]/g, '');
   return /^\d+$/.test(d) ? d : null;
 }
+
+/** Characters the service drops from outside text: control (NUL among them) and format characters, lone surrogates. */
+const DROPPED_CHARS = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+
+/**
+ * Outside text (a shop's order, an aggregator's history row) as stored: the dropped characters removed, trimmed, at most
+ * `max` characters (code points); '' for what is not a string.
+ */
+export function storableText(v: unknown, max: number): string {
+  if (typeof v !== 'string') return '';
+  return [...v.replace(DROPPED_CHARS, '').trim()].slice(0, max).join('');
+}

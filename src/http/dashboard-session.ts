@@ -87,9 +87,9 @@ export async function handleDashboardSession(rc: SessionRequest, deps: Deps): Pr
   try {
     const { email, password } = credentialsOf(await readTextBody(request, BODY_MAX_BYTES));
     const session = await logIn(deps, { email, password });
-    const maxAge = deps.settings.sessionTtlHours * 3600;
-    const expiresAt = new Date(deps.clock.now().getTime() + maxAge * 1000).toISOString();
-    return json(200, { accountId: session.accountId, workspaceId: session.workspaceId, expiresAt }, { ...NO_STORE, 'set-cookie': sessionCookie(request, session.token, maxAge) });
+    // The cookie lasts as long as the session it carries.
+    const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - deps.clock.now().getTime()) / 1000));
+    return json(200, { accountId: session.accountId, workspaceId: session.workspaceId, expiresAt: session.expiresAt.toISOString() }, { ...NO_STORE, 'set-cookie': sessionCookie(request, session.token, maxAge) });
   } catch (e) {
     if (e instanceof DomainError) return rc.refuse(e);
     throw e;

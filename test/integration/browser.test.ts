@@ -9,19 +9,14 @@
  * Needs Chromium at /usr/bin/chromium (`apt-get install chromium`; CHROMIUM_PATH overrides). Without it the browser
  * tests are skipped with a message, except under CI=1 (`.ci/run` installs it), where they fail.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { GRAPHIQL_CSP } from '../../src/http/graphiql.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium, noteSkippedWithoutChromium, openPage, runBrowserTests } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const required = !!process.env.CI;
-if (!haveChromium && !required) {
-  console.warn(`browser.test.ts: the browser tests are SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH). Under CI=1 they fail instead.`);
-}
+noteSkippedWithoutChromium('browser.test.ts');
 
 let t: TestApp;
 let merchant: Bootstrapped;
@@ -96,17 +91,10 @@ describe('GraphiQL assets over HTTP', () => {
   });
 });
 
-describe.skipIf(!haveChromium && !required)('in Chromium', () => {
+describe.skipIf(!runBrowserTests)('in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`No Chromium at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH.`);
-    // Headless, in a fresh temporary profile (playwright's launch makes one and removes it on close). Nothing but the
-    // page: no background, update, sync or QUIC traffic (a closed network refuses it and Chromium stalls).
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -114,32 +102,10 @@ describe.skipIf(!haveChromium && !required)('in Chromium', () => {
 
   /** A fresh browser context (its own storage) that lets through only the app's origin and records anything else. */
   async function open(path: string): Promise<{ page: Page; context: BrowserContext; foreign: string[]; problems: string[] }> {
-    const origin = new URL(t.url).origin;
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
-    const foreign: string[] = [];
-    const problems: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      foreign.push(url);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    page.on('request', (r) => {
-      const u = new URL(r.url());
-      if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.origin !== origin && !foreign.includes(r.url())) foreign.push(r.url());
-    });
-    page.on('websocket', (ws) => {
-      if (new URL(ws.url()).host !== new URL(origin).host) foreign.push(ws.url());
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(`${t.url}${path}`, { waitUntil: 'load' });
+    const opened = await openPage(browser, `${t.url}${path}`);
     // A page that loads its scripts elsewhere stops here, rather than at a timeout waiting for an editor.
-    expect(foreign, 'requests to other origins').toEqual([]);
-    return { page, context, foreign, problems };
+    expect(opened.foreign, 'requests to other origins').toEqual([]);
+    return opened;
   }
 
   /** Types the headers into GraphiQL's headers editor, as the README's tour says. */

@@ -39,6 +39,10 @@ describe(`the dashboard's session cookie on ${dbLabel}`, () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const cookie = cookieOf(res);
     expect(cookie).toMatch(/^btp_session=sess_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    // The cookie lasts as long as the session: its Max-Age reaches the session's expiry (SESSION_TTL_HOURS, 14 days).
+    const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
+    expect(Math.abs(Date.now() + maxAge * 1000 - new Date(body.expiresAt).getTime())).toBeLessThan(5_000);
+    expect(maxAge).toBeGreaterThan(13 * 86_400);
     // Plain http on loopback (development): not Secure; behind a proxy that says https: Secure.
     const behindTls = await logIn({ email: m.email, password: m.password }, { 'x-forwarded-proto': 'https' });
     expect(cookieOf(behindTls)).toMatch(/; Secure$/);

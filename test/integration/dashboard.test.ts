@@ -4,18 +4,15 @@
  * cookie no script sees), the invoice list with amounts in won and times in KST, Korean for a Korean browser and
  * English on demand, log out. Needs Chromium as browser.test.ts does (CI installs it; elsewhere skipped with a note).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { DASHBOARD_CSP } from '../../src/http/dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium, noteSkippedWithoutChromium, openPage, runBrowserTests } from '../helpers/browser.ts';
 import { build, isStale } from '../../scripts/build.mjs';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const required = !!process.env.CI;
-if (!haveChromium && !required) console.warn(`dashboard.test.ts: the browser tests are SKIPPED: no Chromium at ${CHROMIUM}.`);
+noteSkippedWithoutChromium('dashboard.test.ts');
 
 let t: TestApp;
 let m: Bootstrapped;
@@ -45,40 +42,17 @@ describe('the dashboard over HTTP', () => {
   });
 });
 
-describe.skipIf(!haveChromium && !required)('the dashboard in Chromium', () => {
+describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`No Chromium at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH.`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
   });
 
-  /** A fresh context in `locale` that lets through only the app's origin and records anything else, and errors. */
-  async function open(locale: string): Promise<{ page: Page; context: BrowserContext; foreign: string[]; problems: string[] }> {
-    const origin = new URL(t.url).origin;
-    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
-    const foreign: string[] = [];
-    const problems: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      foreign.push(url);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
-    return { page, context, foreign, problems };
-  }
+  /** The dashboard in a fresh context in `locale`, only the app's origin let through (openPage). */
+  const open = (locale: string) => openPage(browser, `${t.url}/dashboard`, { locale, viewport: { width: 1280, height: 900 } });
 
   it('a Korean browser logs in, sees its invoices in won and KST, switches to English, and logs out', async () => {
     const created = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '대시보드' }, amount: 31_000 } });

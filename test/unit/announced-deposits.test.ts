@@ -1,7 +1,8 @@
 /** The identity of a deposit announced by text or history, and the window a history poll reads. */
 import { describe, expect, it } from 'vitest';
 import { announcedDepositIdentity, namesMayBeOne } from '../../src/domain/deposits/announced-deposits.ts';
-import { MAX_LOOKBACK_DAYS, pollWindow, storableName } from '../../src/domain/deposits/history/history-polling.ts';
+import { MAX_LOOKBACK_DAYS, pollWindow } from '../../src/domain/deposits/history/history-polling.ts';
+import { storableText } from '../../src/domain/validation.ts';
 
 const at = new Date('2026-07-04T06:18:25Z');
 const base = { amount: 10_000, depositorName: '홍길동', occurredAt: at, balanceAfter: 3_710_000 };
@@ -59,11 +60,12 @@ describe('namesMayBeOne', () => {
   });
 });
 
-describe('storableName', () => {
+describe('storableText (a history row\'s name, a shop order\'s text)', () => {
   it('drops what no database stores, and cuts at 100 characters', () => {
-    expect(storableName('bad\u0000name')).toBe('badname');
-    expect(storableName('a\uD800b')).toBe('ab');
-    expect(storableName('  홍길동\n')).toBe('홍길동');
-    expect([...storableName('가'.repeat(300))]).toHaveLength(100);
+    expect(storableText('bad\u0000name', 100)).toBe('badname');
+    expect(storableText('a\uD800b', 100)).toBe('ab');
+    expect(storableText('  홍길동\n', 100)).toBe('홍길동');
+    expect([...storableText('가'.repeat(300), 100)]).toHaveLength(100);
+    expect(storableText(42, 100)).toBe('');
   });
 });

@@ -32,10 +32,11 @@ export function validateSignUp(input: SignUpInput): SignUpInput {
   return { email, password: input.password, name };
 }
 
-/** Creates a session row and returns its token (shown once). */
-async function createSession(deps: Deps, accountId: string, workspaceId: string): Promise<string> {
+/** Creates a session row and returns its token (shown once) and when it expires. */
+async function createSession(deps: Deps, accountId: string, workspaceId: string): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret('session');
   const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.settings.sessionTtlHours * 3600_000);
   await deps.prisma.session.create({
     data: {
       id: newId('session'),
@@ -43,10 +44,10 @@ async function createSession(deps: Deps, accountId: string, workspaceId: string)
       accountId,
       workspaceId,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + deps.settings.sessionTtlHours * 3600_000),
+      expiresAt,
     },
   });
-  return token;
+  return { token, expiresAt };
 }
 
 /** signUp: a new account (acc_) owning a new workspace, and a session token. */
@@ -66,7 +67,7 @@ export async function signUp(deps: Deps, raw: SignUpInput) {
     if (isUniqueViolation(e, 'email')) throw new DomainError('EMAIL_TAKEN', { path: ['email'] });
     throw e;
   }
-  const token = await createSession(deps, accountId, workspaceId);
+  const { token } = await createSession(deps, accountId, workspaceId);
   return { token, accountId, workspaceId };
 }
 
@@ -78,8 +79,8 @@ export async function logIn(deps: Deps, raw: { email: string; password: string }
     orderBy: [{ role: 'asc' }, { createdAt: 'asc' }],
   });
   if (!membership) throw new DomainError('INVALID_CREDENTIALS');
-  const token = await createSession(deps, account.id, membership.workspaceId);
-  return { token, accountId: account.id, workspaceId: membership.workspaceId };
+  const { token, expiresAt } = await createSession(deps, account.id, membership.workspaceId);
+  return { token, accountId: account.id, workspaceId: membership.workspaceId, expiresAt };
 }
 
 /**

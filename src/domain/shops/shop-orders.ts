@@ -40,7 +40,7 @@ import { insertCheckedInvoice, invoiceEvent } from '../invoices/invoices.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { newId } from '../ids.ts';
 import { isDatabaseUnavailable } from '../prisma-errors.ts';
-import { MAX_WON } from '../validation.ts';
+import { MAX_WON, storableText } from '../validation.ts';
 import { findInWorkspace } from '../workspace-rows.ts';
 import { assertWholeWorkspace, callShop, ShopNotConnected } from './connections.ts';
 import { queueShopConfirmation } from './confirmation-queue.ts';
@@ -78,8 +78,7 @@ const EMAIL_MAX = 255;
 const PHONE_DIGITS_MAX = 20;
 /** An order id: 1-64 printable characters (no control, format, unassigned or private-use character, no line break). */
 const ORDER_ID_RE = /^(?=.*\S)[^\p{C}\p{Zl}\p{Zp}]{1,64}$/u;
-/** Characters a shop's text may carry that the service drops: control (NUL among them) and format, and lone surrogates. */
-const DROPPED_CHARS = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+/** Characters a shop's text may carry that the service drops (storableText): control, format, lone surrogates. */
 const HAS_DROPPED_CHAR = /[\p{Cc}\p{Cf}\p{Cs}]/u;
 /** The dates a shop may give (anything else is a broken date, which the database could not store either). */
 const EARLIEST_DATE = Date.UTC(1970, 0, 1);
@@ -99,12 +98,6 @@ export interface StorableOrder {
 
 const isDate = (v: unknown): v is Date => v instanceof Date && v.getTime() >= EARLIEST_DATE && v.getTime() <= LATEST_DATE;
 
-/** Text as stored: the dropped characters removed, trimmed, at most `max` characters (code points). */
-function cleanText(v: unknown, max: number): string {
-  if (typeof v !== 'string') return '';
-  return [...v.replace(DROPPED_CHARS, '').trim()].slice(0, max).join('');
-}
-
 /**
  * An order a shop listed, as it can be stored (README, Shop integrations: "What a shop sends"), or why it cannot be
  * stored at all (`skip`: an order id the service cannot keep). Names lose control and format characters and are cut at
@@ -123,7 +116,7 @@ export function storableOrder(raw: unknown, now: Date): StorableOrder | { skip: 
   const phone = typeof o.buyerPhone === 'string' ? o.buyerPhone.replace(/\D/g, '') : '';
   return {
     orderId: o.orderId,
-    depositorName: cleanText(o.depositorName, NAME_MAX),
+    depositorName: storableText(o.depositorName, NAME_MAX),
     amount: amountOk ? (o.amount as number) : 0,
     orderedAt: orderedAtOk ? (o.orderedAt as Date) : now,
     payBy: payByOk && o.payBy ? (o.payBy as Date) : null,

@@ -22,12 +22,15 @@ import { inRawTransaction, type Deps } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import { isDatabaseUnavailable } from '../../prisma-errors.ts';
 import { newId } from '../../ids.ts';
+import { storableText } from '../../validation.ts';
 import { storeAnnouncedDeposit } from '../announced-deposits.ts';
 import { AGGREGATORS, AggregatorError, type AggregatorName, type HistoryRow, type HistoryWindow } from './aggregator-port.ts';
 
 /** Longer than any poll should take: a poll still running then may be joined by another instance's. */
 const POLL_LEASE_MS = 10 * 60_000;
 const MAX_BACKOFF_MS = 3600_000;
+/** A history row's depositor name is stored with at most this many characters, as a bank notification's is. */
+const HISTORY_NAME_MAX = 100;
 /** How far back a poll reads at most, however long the feed was stopped. */
 export const MAX_LOOKBACK_DAYS = 31;
 /** What lastError says of an error that is neither the aggregator's nor a rule's (the details are in the log only). */
@@ -96,7 +99,7 @@ async function storeRows(deps: Deps, account: BankAccount, feed: HistoryFeed, ro
       const stored = await storeAnnouncedDeposit(
         deps,
         account,
-        { amount: row.amount, depositorName: storableName(row.depositorName), occurredAt: row.occurredAt, balanceAfter: row.balanceAfter },
+        { amount: row.amount, depositorName: storableText(row.depositorName, HISTORY_NAME_MAX), occurredAt: row.occurredAt, balanceAfter: row.balanceAfter },
         { source: 'HISTORY', historyRowId: row.rowId, balanceAfter: row.balanceAfter },
       );
       if (stored.created) created++;
@@ -110,14 +113,6 @@ async function storeRows(deps: Deps, account: BankAccount, feed: HistoryFeed, ro
   return { rows: rows.length, created, skipped, failed };
 }
 
-/**
- * A depositor name as the history gave it, made storable: control characters (NUL among them), format characters
- * and lone surrogates dropped (as a shop's text is cleaned: shop-orders.ts), and cut to 100 characters, as a bank
- * notification's name is.
- */
-export function storableName(name: string): string {
-  return [...name.replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, '').trim()].slice(0, 100).join('');
-}
 
 /** Whether a failure stops the feed until the merchant acts (see the header). */
 function needsAttention(e: unknown): boolean {
@@ -242,7 +237,6 @@ export async function connectHistoryFeed(deps: Deps, principal: Principal | null
     corpNum = business.corpNum;
   }
   const now = deps.clock.now();
-  const fields = { aggregator, corpNum, state: 'ACTIVE' as const, intervalMs: deps.settings.historyPollIntervalMs, nextPollAt: now, lastError: null, failures: 0, updatedAt: now };
   const feed = await inRawTransaction(deps, async (q) => {
     // One account of one business, polled for one workspace: checked and written under the pair's lock.
     await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 29))::text`, [`history-feed\u0001${aggregator}\u0001${corpNum ?? ''}\u0001${account.provider}\u0001${account.number}`]);
@@ -260,7 +254,7 @@ export async function connectHistoryFeed(deps: Deps, principal: Principal | null
        ON CONFLICT ("bankAccountId") DO UPDATE SET aggregator = EXCLUDED.aggregator, "corpNum" = EXCLUDED."corpNum", state = 'ACTIVE', "intervalMs" = EXCLUDED."intervalMs",
               "nextPollAt" = EXCLUDED."nextPollAt", "lastError" = NULL, failures = 0, "updatedAt" = EXCLUDED."updatedAt"
        RETURNING *`,
-      [newId('historyFeed'), p.workspaceId, account.id, fields.aggregator, fields.corpNum, fields.intervalMs, now.toISOString()],
+      [newId('historyFeed'), p.workspaceId, account.id, aggregator, corpNum, deps.settings.historyPollIntervalMs, now.toISOString()],
     );
     return row!;
   });
