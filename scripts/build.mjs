@@ -232,11 +232,14 @@ export async function build() {
   // embedded database), are chunks of their own. dist/main.js is then small: the database starts before the ~6 MB of
   // the app are parsed, and the two overlap.
   const result = await esbuild.build({ ...bundleOptions(), entryPoints: ENTRIES, outdir: DIST, splitting: true, chunkNames: 'chunk-[hash]' });
-  // The dashboard: one minified script and its style sheet, for the browsers of the last few years.
+  // The dashboard: a minified script, its style sheet, and a chunk per screen loaded when the screen is first shown
+  // (chunk-<hash>.js), for the browsers of the last few years.
   const dashboard = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: { app: DASHBOARD_ENTRY },
     outdir: DASHBOARD_DIST,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     bundle: true,
     platform: 'browser',
     format: 'esm',
@@ -258,7 +261,9 @@ export async function build() {
   const manifest = { inputs: fingerprint([...inputs].sort()) };
   for (const [f, v] of Object.entries(manifest.inputs)) if (v && v[1] >= began) manifest.inputs[f] = null;
   mkdirSync(DASHBOARD_DIST, { recursive: true });
-  for (const file of dashboard.outputFiles) writeAtomically(file.path, file.contents);
+  // Chunks before the entry point that imports them.
+  const isChunk = (f) => f.path.includes('/chunk-');
+  for (const file of [...dashboard.outputFiles].sort((a, b) => Number(isChunk(b)) - Number(isChunk(a)))) writeAtomically(file.path, file.contents);
   // Chunks (named by their content) before the entry points that import them, the manifest last.
   const entries = new Set(Object.keys(ENTRIES).flatMap((name) => [join(DIST, `${name}.js`), join(DIST, `${name}.js.map`)]));
   const ordered = [...result.outputFiles].sort((a, b) => Number(entries.has(a.path)) - Number(entries.has(b.path)));
@@ -266,17 +271,18 @@ export async function build() {
     writeAtomically(file.path, file.path.endsWith('.map') ? JSON.stringify(ownSourcesOnly(JSON.parse(file.text))) : file.contents);
   }
   writeAtomically(MANIFEST, JSON.stringify(manifest));
-  removeOldChunks(new Set(result.outputFiles.map((f) => f.path)));
+  removeOldChunks(DIST, new Set(result.outputFiles.map((f) => f.path)));
+  removeOldChunks(DASHBOARD_DIST, new Set(dashboard.outputFiles.map((f) => f.path)));
   return result;
 }
 
 /**
  * Chunks of earlier builds go, once they are a minute old: a service started just before this build may still be
- * about to import the chunks its dist/main.js named.
+ * about to import the chunks its dist/main.js named (and a dashboard page opened before it, the chunks its app.js names).
  */
-function removeOldChunks(current) {
-  for (const name of readdirSync(DIST)) {
-    const path = join(DIST, name);
+function removeOldChunks(dir, current) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
     if (!/^chunk-.*\.js(\.map)?$/.test(name) || current.has(path)) continue;
     try {
       if (Date.now() - statSync(path).mtimeMs > 60_000) rmSync(path, { force: true });

@@ -28,6 +28,19 @@ export async function logIn(email: string, password: string): Promise<{ ok: true
   return { ok: false, code: body?.code ?? `HTTP_${res.status}` };
 }
 
+/** Sign up (POST /dashboard/sign-up): a new account and workspace, logged in at once by the same cookie. */
+export async function signUp(email: string, password: string, name: string): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+  const res = await fetch('/dashboard/sign-up', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, name }),
+  });
+  if (res.ok) return { ok: true };
+  const body = (await res.json().catch(() => null)) as { code?: string; message?: string } | null;
+  return { ok: false, code: body?.code ?? `HTTP_${res.status}`, message: body?.message ?? '' };
+}
+
 /** Log out (DELETE /dashboard/session): the session ends and the cookie is cleared. */
 export async function logOut(): Promise<void> {
   await fetch('/dashboard/session', { method: 'DELETE', credentials: 'same-origin' });

@@ -1,5 +1,5 @@
 /**
- * The dashboard's words, in Korean and English: Korean for a browser that prefers Korean, English otherwise, and
+ * The dashboard's common words, in Korean and English (each screen keeps its own in its folder: `dictionary`): Korean for a browser that prefers Korean, English otherwise, and
  * switchable (the choice kept in localStorage: a preference, never a credential). Amounts in won with thousands
  * separators, times in KST, as the API's date filters are.
  */
@@ -26,6 +26,26 @@ const WORDS = {
   loading: { ko: '불러오는 중…', en: 'Loading…' },
   language: { ko: '언어', en: 'Language' },
   sections: { ko: '메뉴', en: 'Sections' },
+  home: { ko: '시작하기', en: 'Get started' },
+  receipts: { ko: '현금영수증', en: 'Cash receipts' },
+  reconciliation: { ko: '입금 현황', en: 'Reconciliation' },
+  developers: { ko: '개발자', en: 'Developers' },
+  settings: { ko: '설정', en: 'Settings' },
+  signUp: { ko: '회원가입', en: 'Sign up' },
+  signUpTitle: { ko: '새 계정 만들기', en: 'Create an account' },
+  haveAccount: { ko: '이미 계정이 있으신가요? 로그인', en: 'Have an account? Log in' },
+  noAccount: { ko: '계정이 없으신가요? 회원가입', en: 'No account yet? Sign up' },
+  businessName: { ko: '상호 또는 이름', en: 'Business or your name' },
+  signUpFailed: { ko: '가입하지 못했습니다', en: 'Could not sign up' },
+  emailTaken: { ko: '이미 가입된 이메일입니다.', en: 'This e-mail already has an account.' },
+  copy: { ko: '복사', en: 'Copy' },
+  copied: { ko: '복사했습니다', en: 'Copied' },
+  shownOnce: { ko: '지금 한 번만 표시됩니다. 안전한 곳에 보관하세요.', en: 'Shown this once only: keep it somewhere safe.' },
+  close: { ko: '닫기', en: 'Close' },
+  cancel: { ko: '취소', en: 'Cancel' },
+  save: { ko: '저장', en: 'Save' },
+  notFound: { ko: '없는 화면입니다.', en: 'No such page.' },
+  failed: { ko: '실패했습니다', en: 'Failed' },
   deposits: { ko: '입금 내역', en: 'Deposits' },
   receivedAt: { ko: '입금 시각 (KST)', en: 'Received (KST)' },
   match: { ko: '매칭', en: 'Match' },
@@ -62,6 +82,14 @@ export function keepLang(lang: Lang): void {
 }
 
 export const t = (lang: Lang, word: Word): string => WORDS[word][lang];
+
+/**
+ * A screen's own words: `const w = dictionary({ save: { ko: '저장', en: 'Save' } })`, then `w(lang, 'save')`. Every word
+ * has both languages (the type says so).
+ */
+export function dictionary<W extends Record<string, Record<Lang, string>>>(words: W): (lang: Lang, word: keyof W) => string {
+  return (lang, word) => words[word]![lang];
+}
 
 /** Won with thousands separators: 1,234,000원 (ko) or ₩1,234,000 (en). */
 export function won(lang: Lang, amount: number): string {

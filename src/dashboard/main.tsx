@@ -1,15 +1,17 @@
 /**
  * The merchant dashboard (README, "The dashboard"): a web app over this service's GraphQL API, served at /dashboard.
- * This first screen set: log in, the invoice list (server-side paging), log out, Korean or English.
+ * This module is the shell: log in or sign up, the sections' menu, and the screen the address names, whose code is
+ * loaded the first time it is shown (screens.ts).
  */
 import './styles.css';
-import { Provider, useMutation, useQuery } from '@urql/preact';
-import { render } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { dashboardClient, logIn, logOut } from './client.ts';
+import { Provider, useQuery } from '@urql/preact';
+import { render, type ComponentType } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { dashboardClient, logIn, logOut, signUp } from './client.ts';
 import { graphql } from './graphql.ts';
-import { keepLang, kst, storedLang, t, won, type Lang } from './i18n.ts';
-import { followInvoiceEvents } from './live.ts';
+import { keepLang, storedLang, t, type Lang } from './i18n.ts';
+import { navigate, onLink, useLocation } from './router.ts';
+import { SCREENS, screenOf, type Screen, type ScreenProps } from './screens.ts';
 
 const ViewerQuery = graphql(`
   query DashboardViewer {
@@ -21,89 +23,46 @@ const ViewerQuery = graphql(`
   }
 `);
 
-const InvoicesQuery = graphql(`
-  query DashboardInvoices($offset: Int!, $limit: Int!) {
-    invoicePage(offset: $offset, limit: $limit) {
-      totalItems
-      items { id number status amount createdAt customer { name } }
-    }
-  }
-`);
-
-const DepositsQuery = graphql(`
-  query DashboardDeposits($offset: Int!, $limit: Int!) {
-    transactionPage(offset: $offset, limit: $limit) {
-      totalItems
-      items {
-        id
-        amount
-        description
-        receivedAt
-        matchedInvoiceId
-        matchMethod
-        matchNote
-        matchCandidates { id number status amount customer { name } }
-      }
-    }
-  }
-`);
-
-const MatchMutation = graphql(`
-  mutation DashboardMatch($input: MatchTransactionInput!) {
-    matchTransaction(input: $input) {
-      transaction { id matchedInvoiceId matchMethod }
-    }
-  }
-`);
-
-const PAGE_SIZE = 20;
-
-type Section = 'invoices' | 'deposits';
-
-/** The section a path under /dashboard names (the app routes in the browser). */
-function sectionOf(path: string): Section {
-  return path.startsWith('/dashboard/deposits') ? 'deposits' : 'invoices';
-}
-
-/** A list's paging: how many in all, the previous and the next page (PAGE_SIZE each, read by the server). */
-function Pager({ lang, label, offset, total, onOffset }: { lang: Lang; label: string; offset: number; total: number; onOffset: (offset: number) => void }) {
-  return (
-    <nav aria-label={label} class="pager">
-      <span>
-        {t(lang, 'total')} {total}
-      </span>
-      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - PAGE_SIZE))}>
-        {t(lang, 'previous')}
-      </button>
-      <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => onOffset(offset + PAGE_SIZE)}>
-        {t(lang, 'next')}
-      </button>
-    </nav>
-  );
-}
-
 function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
+  const [mode, setMode] = useState<'logIn' | 'signUp'>(location.hash === '#sign-up' ? 'signUp' : 'logIn');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
+    const email = String(form.get('email') ?? '');
+    const password = String(form.get('password') ?? '');
     setBusy(true);
-    const r = await logIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
+    const r = mode === 'logIn' ? await logIn(email, password) : await signUp(email, password, String(form.get('name') ?? ''));
     setBusy(false);
-    if (r.ok) onDone();
-    else setError(t(lang, r.code === 'TOO_MANY_REQUESTS' ? 'tooManyAttempts' : 'loginFailed'));
+    if (r.ok) {
+      // A new workspace starts with the onboarding checklist.
+      if (mode === 'signUp') navigate('/dashboard', { replace: true });
+      onDone();
+    } else if (mode === 'logIn') setError(t(lang, r.code === 'TOO_MANY_REQUESTS' || r.code === 'TOO_MANY_ATTEMPTS' ? 'tooManyAttempts' : 'loginFailed'));
+    else setError(r.code === 'EMAIL_TAKEN' ? t(lang, 'emailTaken') : `${t(lang, 'signUpFailed')}: ${'message' in r ? r.message : r.code}`);
   };
+  const switchTo = (m: 'logIn' | 'signUp') => () => {
+    setError(null);
+    setMode(m);
+  };
+  const title = mode === 'logIn' ? t(lang, 'title') : t(lang, 'signUpTitle');
   return (
     <form class="card" onSubmit={submit} aria-labelledby="login-title">
-      <h1 id="login-title">{t(lang, 'title')}</h1>
+      <h1 id="login-title">{title}</h1>
+      {mode === 'signUp' && (
+        <label>
+          {t(lang, 'businessName')}
+          <input name="name" autocomplete="organization" required maxLength={100} />
+        </label>
+      )}
       <label>
         {t(lang, 'email')}
         <input name="email" type="email" autocomplete="username" required />
       </label>
       <label>
         {t(lang, 'password')}
-        <input name="password" type="password" autocomplete="current-password" required />
+        <input name="password" type="password" autocomplete={mode === 'logIn' ? 'current-password' : 'new-password'} required minLength={mode === 'signUp' ? 8 : undefined} />
       </label>
       {error && (
         <p role="alert" class="error">
@@ -111,138 +70,12 @@ function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
         </p>
       )}
       <button type="submit" disabled={busy}>
-        {t(lang, 'logIn')}
+        {mode === 'logIn' ? t(lang, 'logIn') : t(lang, 'signUp')}
+      </button>
+      <button type="button" class="link" onClick={switchTo(mode === 'logIn' ? 'signUp' : 'logIn')}>
+        {mode === 'logIn' ? t(lang, 'noAccount') : t(lang, 'haveAccount')}
       </button>
     </form>
-  );
-}
-
-function Invoices({ lang }: { lang: Lang }) {
-  const [offset, setOffset] = useState(0);
-  const [{ data, fetching }, refetch] = useQuery({ query: InvoicesQuery, variables: { offset, limit: PAGE_SIZE } });
-  // A change of any invoice (created, paid, canceled...) reads the page shown again: what the list shows is never
-  // stale. One subscription for the list's lifetime, whichever page it shows.
-  const reread = useRef(refetch);
-  reread.current = refetch;
-  useEffect(() => {
-    const again = () => reread.current({ requestPolicy: 'network-only' });
-    // Connected (again): read the page once more, for what changed before the subscription was in place.
-    return followInvoiceEvents(again, again);
-  }, []);
-  const page = data?.invoicePage;
-  return (
-    <section aria-labelledby="invoices-title">
-      <h2 id="invoices-title">{t(lang, 'invoices')}</h2>
-      {!page && fetching && <p>{t(lang, 'loading')}</p>}
-      {page && page.items.length === 0 && <p>{t(lang, 'none')}</p>}
-      {page && page.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t(lang, 'number')}</th>
-              <th scope="col">{t(lang, 'depositor')}</th>
-              <th scope="col" class="num">
-                {t(lang, 'amount')}
-              </th>
-              <th scope="col">{t(lang, 'status')}</th>
-              <th scope="col">{t(lang, 'createdAt')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((i) => (
-              <tr key={i.id} data-invoice-id={i.id}>
-                <td>{i.number}</td>
-                <td>{i.customer.name}</td>
-                <td class="num">{won(lang, i.amount)}</td>
-                <td data-status={i.status}>{t(lang, i.status)}</td>
-                <td>{kst(i.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {page && <Pager lang={lang} label={t(lang, 'invoices')} offset={offset} total={page.totalItems} onOffset={setOffset} />}
-    </section>
-  );
-}
-
-/** Why an unmatched deposit stayed so, in words (the match note's reason), or nothing when it names none. */
-function reasonOf(lang: Lang, note: unknown): string {
-  const reason = (note as { reason?: unknown } | null)?.reason;
-  return reason === 'AMBIGUOUS' || reason === 'TOO_MANY_CANDIDATES' || reason === 'ALREADY_PAID' ? t(lang, reason) : '';
-}
-
-function Deposits({ lang }: { lang: Lang }) {
-  const [offset, setOffset] = useState(0);
-  const [{ data, fetching }, refetch] = useQuery({ query: DepositsQuery, variables: { offset, limit: PAGE_SIZE } });
-  const [, match] = useMutation(MatchMutation);
-  const [error, setError] = useState<string | null>(null);
-  const matchTo = async (transactionId: string, invoiceId: string) => {
-    setError(null);
-    const r = await match({ input: { transactionId, invoiceId } });
-    if (r.error) setError(`${t(lang, 'matchFailed')}: ${r.error.graphQLErrors[0]?.message ?? r.error.message}`);
-    refetch({ requestPolicy: 'network-only' });
-  };
-  const page = data?.transactionPage;
-  return (
-    <section aria-labelledby="deposits-title">
-      <h2 id="deposits-title">{t(lang, 'deposits')}</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {!page && fetching && <p>{t(lang, 'loading')}</p>}
-      {page && page.items.length === 0 && <p>{t(lang, 'noDeposits')}</p>}
-      {page && page.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t(lang, 'depositor')}</th>
-              <th scope="col" class="num">
-                {t(lang, 'amount')}
-              </th>
-              <th scope="col">{t(lang, 'receivedAt')}</th>
-              <th scope="col">{t(lang, 'match')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((d) => (
-              <tr key={d.id} data-transaction-id={d.id}>
-                <td>{d.description}</td>
-                <td class="num">{won(lang, d.amount)}</td>
-                <td>{kst(d.receivedAt)}</td>
-                <td data-matched={d.matchedInvoiceId ? 'true' : 'false'}>
-                  {d.matchedInvoiceId ? (
-                    `${t(lang, 'matched')} (${d.matchMethod})`
-                  ) : (
-                    <div class="candidates">
-                      <span>
-                        {t(lang, 'unmatched')} {reasonOf(lang, d.matchNote)}
-                      </span>
-                      {d.matchCandidates
-                        .filter((c) => c.status === 'PENDING' || c.status === 'EXPIRED')
-                        .map((c) => (
-                          <button
-                            type="button"
-                            key={c.id}
-                            data-candidate-id={c.id}
-                            aria-label={`${t(lang, 'matchTo')}: #${c.number} ${c.customer.name} ${won(lang, c.amount)}`}
-                            onClick={() => matchTo(d.id, c.id)}
-                          >
-                            #{c.number} {c.customer.name}
-                          </button>
-                        ))}
-                    </div>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {page && <Pager lang={lang} label={t(lang, 'deposits')} offset={offset} total={page.totalItems} onOffset={setOffset} />}
-    </section>
   );
 }
 
@@ -275,7 +108,13 @@ function App() {
 function Signed({ lang, onSession }: { lang: Lang; onSession: () => void }) {
   const [{ data, error, fetching }] = useQuery({ query: ViewerQuery });
   if (fetching && !data) return <p>{t(lang, 'loading')}</p>;
-  if (!data?.viewer || error) return <main><LoginForm lang={lang} onDone={onSession} /></main>;
+  if (!data?.viewer || error) {
+    return (
+      <main>
+        <LoginForm lang={lang} onDone={onSession} />
+      </main>
+    );
+  }
   const out = async () => {
     await logOut();
     onSession();
@@ -293,29 +132,47 @@ function Signed({ lang, onSession }: { lang: Lang; onSession: () => void }) {
   );
 }
 
+/** The loaded screens' components (each chunk is loaded once). */
+const loaded = new Map<Screen, ComponentType<ScreenProps>>();
+
 function Sections({ lang }: { lang: Lang }) {
-  const [section, setSection] = useState<Section>(sectionOf(location.pathname));
+  const { path } = useLocation();
+  const found = screenOf(path);
+  const [, setLoadedCount] = useState(0);
+  const [loadError, setLoadError] = useState<string | null>(null);
   useEffect(() => {
-    const back = () => setSection(sectionOf(location.pathname));
-    addEventListener('popstate', back);
-    return () => removeEventListener('popstate', back);
-  }, []);
-  const go = (s: Section) => (e: Event) => {
-    e.preventDefault();
-    history.pushState(null, '', s === 'invoices' ? '/dashboard' : `/dashboard/${s}`);
-    setSection(s);
-  };
+    if (!found || loaded.has(found.screen)) return;
+    let live = true;
+    setLoadError(null);
+    found.screen.load().then(
+      (m) => {
+        loaded.set(found.screen, m.default);
+        if (live) setLoadedCount((n) => n + 1);
+      },
+      (e: unknown) => live && setLoadError(String(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [found?.screen]);
+  const Component = found ? loaded.get(found.screen) : undefined;
   return (
     <>
       <nav aria-label={t(lang, 'sections')} class="sections">
-        <a href="/dashboard" aria-current={section === 'invoices' ? 'page' : undefined} onClick={go('invoices')}>
-          {t(lang, 'invoices')}
-        </a>
-        <a href="/dashboard/deposits" aria-current={section === 'deposits' ? 'page' : undefined} onClick={go('deposits')}>
-          {t(lang, 'deposits')}
-        </a>
+        {SCREENS.map((s) => (
+          <a key={s.path} href={s.path} aria-current={found?.screen === s ? 'page' : undefined} onClick={onLink(s.path)}>
+            {t(lang, s.word)}
+          </a>
+        ))}
       </nav>
-      {section === 'invoices' ? <Invoices lang={lang} /> : <Deposits lang={lang} />}
+      {!found && <p role="alert">{t(lang, 'notFound')}</p>}
+      {loadError && (
+        <p role="alert" class="error">
+          {t(lang, 'failed')}: {loadError}
+        </p>
+      )}
+      {found && !Component && !loadError && <p>{t(lang, 'loading')}</p>}
+      {found && Component && <Component lang={lang} rest={found.rest} />}
     </>
   );
 }

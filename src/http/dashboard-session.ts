@@ -11,7 +11,7 @@
  * (the upgrade request's Origin and cookie: graphql-ws.ts). `DELETE /dashboard/session` logs out: the session ends and the cookie is cleared.
  * Both refuse a request from another origin.
  */
-import { logIn, logOut } from '../domain/accounts/accounts.ts';
+import { logIn, logOut, signUp } from '../domain/accounts/accounts.ts';
 import type { Deps } from '../domain/deps.ts';
 import { DomainError } from '../domain/errors.ts';
 import { SECRET_PREFIXES } from '../domain/secrets.ts';
@@ -72,21 +72,26 @@ interface SessionRequest {
   refuse(e: DomainError, headers?: Record<string, string>): Response;
 }
 
-/** POST /dashboard/session (log in) and DELETE /dashboard/session (log out). */
-export async function handleDashboardSession(rc: SessionRequest, deps: Deps): Promise<Response> {
+/**
+ * POST /dashboard/session (log in), DELETE /dashboard/session (log out), and POST /dashboard/sign-up (a new account and
+ * workspace, logged in at once: the same cookie; the session token never reaches the page's scripts, as the GraphQL
+ * signUp mutation's payload would).
+ */
+export async function handleDashboardSession(rc: SessionRequest, deps: Deps, action: 'session' | 'sign-up' = 'session'): Promise<Response> {
   const request = rc.request;
-  if (request.method !== 'POST' && request.method !== 'DELETE') return rc.refuse(new DomainError('METHOD_NOT_ALLOWED'), { allow: 'POST, DELETE' });
+  const allowed = action === 'session' ? ['POST', 'DELETE'] : ['POST'];
+  if (!allowed.includes(request.method)) return rc.refuse(new DomainError('METHOD_NOT_ALLOWED'), { allow: allowed.join(', ') });
   if (!fromOwnOrigin(headersOf(request))) return rc.refuse(new DomainError('CROSS_ORIGIN_REFUSED'));
   if (request.method === 'DELETE') {
     await logOut(deps, cookieValue(request, SESSION_COOKIE));
     return new Response(null, { status: 204, headers: { ...NO_STORE, 'set-cookie': sessionCookie(request, '', 0) } });
   }
   if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) {
-    return rc.refuse(new DomainError('UNSUPPORTED_MEDIA_TYPE', { message: 'POST /dashboard/session needs Content-Type: application/json.' }));
+    return rc.refuse(new DomainError('UNSUPPORTED_MEDIA_TYPE', { message: `POST /dashboard/${action} needs Content-Type: application/json.` }));
   }
   try {
-    const { email, password } = credentialsOf(await readTextBody(request, BODY_MAX_BYTES));
-    const session = await logIn(deps, { email, password });
+    const { email, password, name } = credentialsOf(await readTextBody(request, BODY_MAX_BYTES), action === 'sign-up');
+    const session = action === 'sign-up' ? await signUp(deps, { email, password, name: name ?? '' }) : await logIn(deps, { email, password });
     // The cookie lasts as long as the session it carries.
     const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - deps.clock.now().getTime()) / 1000));
     return json(200, { accountId: session.accountId, workspaceId: session.workspaceId, expiresAt: session.expiresAt.toISOString() }, { ...NO_STORE, 'set-cookie': sessionCookie(request, session.token, maxAge) });
@@ -96,15 +101,16 @@ export async function handleDashboardSession(rc: SessionRequest, deps: Deps): Pr
   }
 }
 
-/** The log-in body: {"email": "...", "password": "..."} (BAD_REQUEST otherwise). */
-function credentialsOf(text: string | null): { email: string; password: string } {
+/** The log-in body: {"email": "...", "password": "..."}, and "name" to sign up (BAD_REQUEST otherwise). */
+function credentialsOf(text: string | null, withName: boolean): { email: string; password: string; name?: string } {
   let body: unknown = null;
   try {
     body = text === null ? null : JSON.parse(text);
   } catch {
     body = null;
   }
-  const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
+  const { email, password, name } = (body ?? {}) as { email?: unknown; password?: unknown; name?: unknown };
+  if (withName && typeof name !== 'string') throw new DomainError('BAD_REQUEST', { message: 'The body must be {"email": "...", "password": "...", "name": "..."}.' });
   if (typeof email !== 'string' || typeof password !== 'string') throw new DomainError('BAD_REQUEST', { message: 'The body must be {"email": "...", "password": "..."}.' });
-  return { email, password };
+  return { email, password, ...(withName ? { name: name as string } : {}) };
 }

@@ -9,7 +9,9 @@ import { DomainError } from '../domain/errors.ts';
 
 const DIST_DASHBOARD = new URL('../../dist/dashboard/', import.meta.url);
 const ASSETS_PREFIX = '/dashboard/assets/';
-const ASSET_TYPES: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+/** The bundle's files: app.js, app.css, and the chunks its screens load lazily (chunk-<hash>.js). */
+const ASSET_NAME = /^[A-Za-z0-9_-]{1,64}\.(js|css)$/;
+const ASSET_TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
 /** The page's policy: scripts, styles, data and WebSocket of this service only; never framed. */
 export const DASHBOARD_CSP =
@@ -39,12 +41,21 @@ export async function handleDashboardPage(request: Request, path: string): Promi
     return new Response(request.method === 'HEAD' ? null : PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
   }
   const name = path.slice(ASSETS_PREFIX.length);
-  const type = ASSET_TYPES[name];
-  if (!type) return null;
+  const kind = ASSET_NAME.exec(name)?.[1];
+  if (!kind) return null;
+  const type = ASSET_TYPES[kind]!;
+  let body: Buffer;
   try {
-    const body = await readFile(new URL(name, DIST_DASHBOARD));
-    return new Response(request.method === 'HEAD' ? null : body, { headers: { 'content-type': type, 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
-  } catch {
+    body = await readFile(new URL(name, DIST_DASHBOARD));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // No such chunk (an old page asking for a chunk of an earlier build, or a made-up name): 404; no bundle at all: 503.
+    if (name !== 'app.js' && name !== 'app.css') return null;
     throw new DomainError('SERVICE_UNAVAILABLE', { message: 'The dashboard is not built: run `npm run build`.' });
+  }
+  {
+    // A chunk is named by its content: cached for good. app.js and app.css keep their names: revalidated.
+    const cache = name.startsWith('chunk-') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { headers: { 'content-type': type, 'cache-control': cache, ...SECURITY_HEADERS } });
   }
 }

@@ -92,6 +92,7 @@ export function routes({ config, db, deps, yoga, metrics }: RouteServices): Rout
     { path: '/shops', below: true, face: 'bank', rateLimit: 'address', handle: (rc) => handleShopInstall(rc, deps) },
     // The dashboard's log-in and log-out: its session in an HttpOnly cookie (dashboard-session.ts).
     { path: '/dashboard/session', face: 'bank', rateLimit: 'address', handle: (rc) => handleDashboardSession(rc, deps) },
+    { path: '/dashboard/sign-up', face: 'bank', rateLimit: 'address', handle: (rc) => handleDashboardSession(rc, deps, 'sign-up') },
     // The dashboard's page and its assets (dashboard.ts); the app routes in the browser.
     { path: '/dashboard', below: true, face: 'bank', handle: dashboardPage },
     { path: '/openapi.json', face: 'bank', handle: docs },

@@ -51,6 +51,31 @@ describe(`the dashboard's session cookie on ${dbLabel}`, () => {
     expect(me).toEqual({ data: { viewer: { kind: 'SESSION', account: { email: m.email } } } });
   });
 
+  it('signs up at POST /dashboard/sign-up: a new workspace, logged in by the same cookie, the token never in the body', async () => {
+    const signUp = (body: unknown, headers: Record<string, string> = {}) =>
+      t.fetch(`${t.url}/dashboard/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: own, ...headers }, body: JSON.stringify(body) });
+    const email = `new-${Date.now()}@example.com`;
+    const res = await signUp({ email, password: 'a-long-password', name: '새 상점' });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toEqual({ accountId: expect.stringMatching(/^acc_/), workspaceId: expect.stringMatching(/^wsp_/), expiresAt: expect.any(String) });
+    expect(JSON.stringify(body)).not.toMatch(/sess_/);
+    const pair = cookieOf(res).split(';')[0]!;
+    expect(cookieOf(res)).toMatch(/^btp_session=sess_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(await (await viewer(pair)).json()).toEqual({ data: { viewer: { kind: 'SESSION', account: { email } } } });
+    // The e-mail is taken now; a bad body, a foreign origin and GET are refused in the envelope.
+    const again = await signUp({ email, password: 'a-long-password', name: 'x' });
+    expect([again.status, (await again.json()).code]).toEqual([409, 'EMAIL_TAKEN']);
+    const short = await signUp({ email: `short-${Date.now()}@example.com`, password: 'short', name: 'x' });
+    expect([short.status, (await short.json()).code]).toEqual([422, 'VALIDATION_FAILED']);
+    const noName = await signUp({ email: `x-${Date.now()}@example.com`, password: 'a-long-password' });
+    expect([noName.status, (await noName.json()).code]).toEqual([400, 'BAD_REQUEST']);
+    const foreign = await signUp({ email: `y-${Date.now()}@example.com`, password: 'a-long-password', name: 'x' }, { origin: 'https://evil.example' });
+    expect([foreign.status, (await foreign.json()).code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
+    const get = await t.fetch(`${t.url}/dashboard/sign-up`, { method: 'GET', headers: { origin: own } });
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+  });
+
   it("another origin's request gets nothing from the cookie, and /graphql never answers it with credentials", async () => {
     const pair = cookieOf(await logIn({ email: m.email, password: m.password })).split(';')[0]!;
     const foreign = await (await viewer(pair, { origin: 'https://evil.example' })).json();

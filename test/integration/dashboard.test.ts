@@ -10,6 +10,7 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { DASHBOARD_CSP } from '../../src/http/dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, noteSkippedWithoutChromium, openPage, runBrowserTests } from '../helpers/browser.ts';
+import { checkPage } from '../helpers/dashboard.ts';
 import { build, isStale } from '../../scripts/build.mjs';
 
 noteSkippedWithoutChromium('dashboard.test.ts');
@@ -60,16 +61,19 @@ describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
     const { page, context, foreign, problems } = await open('ko-KR');
     // Korean by default for a Korean browser; the form's controls have their labels.
     await page.getByRole('heading', { name: '입금 확인 대시보드' }).waitFor();
+    await checkPage(page, 'login-ko');
     await page.getByLabel('이메일').fill(m.email);
     await page.getByLabel('비밀번호').fill('not-the-password-1');
     await page.getByRole('button', { name: '로그인' }).click();
     await page.getByRole('alert').filter({ hasText: '이메일 또는 비밀번호가 올바르지 않습니다.' }).waitFor();
     await page.getByLabel('비밀번호').fill(m.password);
     await page.getByRole('button', { name: '로그인' }).click();
+    await page.getByRole('link', { name: '주문서' }).click();
     // The list: the invoice's row, its amount in won, its time in KST.
     const row = page.locator(`tr[data-invoice-id="${created.body.data.id}"]`);
     await row.waitFor();
     expect(await row.innerText()).toContain('31,000원');
+    await checkPage(page, 'invoices-ko');
     expect(await row.innerText()).toContain('입금 대기');
     const kst = new Date(new Date(created.body.data.issuedAt).getTime() + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
     expect(await row.innerText()).toContain(kst);
@@ -106,6 +110,7 @@ describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
     await page.getByLabel('E-mail').fill(m.email);
     await page.getByLabel('Password').fill(m.password);
     await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('link', { name: 'Invoices' }).click();
     const status = page.locator(`tr[data-invoice-id="${created.body.data.id}"] td[data-status]`);
     await status.waitFor();
     expect(await status.getAttribute('data-status')).toBe('PENDING');

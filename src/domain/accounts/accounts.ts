@@ -67,8 +67,8 @@ export async function signUp(deps: Deps, raw: SignUpInput) {
     if (isUniqueViolation(e, 'email')) throw new DomainError('EMAIL_TAKEN', { path: ['email'] });
     throw e;
   }
-  const { token } = await createSession(deps, accountId, workspaceId);
-  return { token, accountId, workspaceId };
+  const { token, expiresAt } = await createSession(deps, accountId, workspaceId);
+  return { token, accountId, workspaceId, expiresAt };
 }
 
 /** logIn: a session token for the account's (first owned) workspace; throttled after repeated failures. */
