@@ -2,12 +2,23 @@
  * The dashboard's GraphQL client: /graphql of the service that served the page, authenticated by the session cookie
  * (README, "The dashboard's session"); nothing holds the session in script-readable storage.
  */
-import { Client, fetchExchange } from '@urql/core';
+import { Client, fetchExchange, mapExchange } from '@urql/core';
 
-export function dashboardClient(): Client {
+/**
+ * The client of one session. `onSignedOut` runs when the API no longer knows the session (it expired, or was logged
+ * out elsewhere): any answer UNAUTHENTICATED, which the shell turns into the log-in form.
+ */
+export function dashboardClient(onSignedOut: () => void = () => {}): Client {
   return new Client({
     url: '/graphql',
-    exchanges: [fetchExchange],
+    exchanges: [
+      mapExchange({
+        onError(error) {
+          if (error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED') || error.response?.status === 401) onSignedOut();
+        },
+      }),
+      fetchExchange,
+    ],
     // POST, never GET: the API refuses a GET without a CSRF header, and a POST's Origin tells the service it is its own page.
     preferGetMethod: false,
     fetchOptions: { credentials: 'same-origin', headers: { accept: 'application/graphql-response+json, application/json' } },

@@ -6,7 +6,7 @@
 import './styles.css';
 import { Provider, useQuery } from '@urql/preact';
 import { render, type ComponentType } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { dashboardClient, logIn, logOut, signUp } from './client.ts';
 import { graphql } from './graphql.ts';
 import { keepLang, storedLang, t, type Lang } from './i18n.ts';
@@ -82,7 +82,18 @@ function LoginForm({ lang, onDone }: { lang: Lang; onDone: () => void }) {
 function App() {
   const [lang, setLang] = useState<Lang>(storedLang());
   const [session, setSession] = useState(0);
-  const client = useMemo(() => dashboardClient(), [session]);
+  // A new client (an empty cache) for each session. A session the API stopped knowing (expired, logged out in another
+  // tab) ends here too: back to the log-in form. Only a signed-in page reacts, or the log-in form would loop.
+  const signedIn = useRef(false);
+  const client = useMemo(
+    () =>
+      dashboardClient(() => {
+        if (!signedIn.current) return;
+        signedIn.current = false;
+        setSession((n) => n + 1);
+      }),
+    [session],
+  );
   const chooseLang = (l: Lang) => {
     keepLang(l);
     setLang(l);
@@ -100,13 +111,14 @@ function App() {
           </select>
         </label>
       </header>
-      <Signed lang={lang} onSession={() => setSession((n) => n + 1)} />
+      <Signed lang={lang} signedIn={signedIn} onSession={() => setSession((n) => n + 1)} />
     </Provider>
   );
 }
 
-function Signed({ lang, onSession }: { lang: Lang; onSession: () => void }) {
+function Signed({ lang, signedIn, onSession }: { lang: Lang; signedIn: { current: boolean }; onSession: () => void }) {
   const [{ data, error, fetching }] = useQuery({ query: ViewerQuery });
+  signedIn.current = !!data?.viewer && !error;
   if (fetching && !data) return <p>{t(lang, 'loading')}</p>;
   if (!data?.viewer || error) {
     return (

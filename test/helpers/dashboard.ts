@@ -1,16 +1,18 @@
 /**
  * The dashboard's browser tests share these: a page already logged in (the session cookie set as the log-in form sets
  * it), and `checkPage`, which runs axe-core on the page as it stands (no serious or critical violation, the issue's
- * bar) and keeps a screenshot under test/output/screenshots/ (CI keeps that folder as an artifact; git ignores it).
+ * bar) and keeps a screenshot under test/output/screenshots/<embedded|postgresql>/ (CI keeps that folder as an artifact; git ignores it).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { onPostgres } from './app.ts';
 import { openPage, type OpenedPage } from './browser.ts';
 
-export const SCREENSHOTS = join(import.meta.dirname, '..', 'output', 'screenshots');
+/** One folder per database mode: CI runs the suite on both, and keeps both sets. */
+export const SCREENSHOTS = join(import.meta.dirname, '..', 'output', 'screenshots', onPostgres ? 'postgresql' : 'embedded');
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

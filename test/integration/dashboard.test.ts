@@ -10,7 +10,7 @@ import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { DASHBOARD_CSP } from '../../src/http/dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, noteSkippedWithoutChromium, openPage, runBrowserTests } from '../helpers/browser.ts';
-import { checkPage } from '../helpers/dashboard.ts';
+import { checkPage, openDashboard } from '../helpers/dashboard.ts';
 import { build, isStale } from '../../scripts/build.mjs';
 
 noteSkippedWithoutChromium('dashboard.test.ts');
@@ -163,6 +163,23 @@ describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Deposits' }).waitFor();
     expect(foreign, 'requests to other origins').toEqual([]);
     expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    await context.close();
+  }, 60_000);
+  it('a session ended elsewhere (another tab logged out, or it expired) brings back the log-in form at the next step', async () => {
+    const { page, context, foreign } = await openDashboard(browser, t.url, m, { path: '/dashboard/invoices' });
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    // Another tab logs out: the session ends on the server (the cookie jar is shared, as a browser's is).
+    const out = await context.request.delete(`${t.url}/dashboard/session`, { headers: { origin: t.url } });
+    expect(out.status()).toBe(204);
+    await page.getByRole('link', { name: 'Deposits' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Deposits' }).count()).toBe(0);
+    // Logging in again brings the screen back where the address says.
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Password').fill(m.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Deposits' }).waitFor();
+    expect(foreign).toEqual([]);
     await context.close();
   }, 60_000);
 });
