@@ -94,6 +94,6 @@ export const INVOICE_FIELDS: ErrorCode[] = [
   'INVALID_CASH_RECEIPT_TYPE',
   'INVALID_CASH_RECEIPT_IDENTIFIER',
 ];
-export const RECEIVING_ACCOUNTS: ErrorCode[] = ['OUT_OF_SCOPE', 'BANK_ACCOUNT_NOT_FOUND', 'BANK_ACCOUNT_NOT_VERIFIED'];
+export const RECEIVING_ACCOUNTS: ErrorCode[] = ['OUT_OF_SCOPE', 'BANK_ACCOUNT_NOT_FOUND', 'BANK_ACCOUNT_NOT_VERIFIED', 'BANK_ACCOUNT_INACTIVE'];
 /** The refusals of a transition of the invoice state machine (src/domain/invoices/invoice-state.ts), and a lost race. */
 export const refusals = (t: InvoiceTrigger): ErrorCode[] => [...Object.values(INVOICE_TRANSITIONS[t].refuse), 'CONFLICT'];

@@ -65,6 +65,8 @@ export const ERROR_TABLE = {
   INVOICE_NOT_PENDING: r(409, 'INVOICE_NOT_PENDING', 409, '220011', 'The invoice is not pending.'),
   INVOICE_CANCELED: r(404, 'INVOICE_NOT_FOUND', 409, '220011', 'The invoice is canceled.'),
   BANK_ACCOUNT_NOT_VERIFIED: r(403, 'BANK_ACCOUNT_NOT_VERIFIED', 422, '220018', 'A bank account in bankAccountIds has not completed the 1-won verification.'),
+  // Ours: an account the merchant took out of use (updateBankAccount) receives no new invoice; the nearest spec code's statuses.
+  BANK_ACCOUNT_INACTIVE: r(403, 'BANK_ACCOUNT_INACTIVE', 422, '220019', 'A bank account in bankAccountIds is deactivated; reactivate it in the dashboard or name another.'),
   GUIDE_EMAIL_NO_ACCOUNT: r(409, 'GUIDE_EMAIL_NO_ACCOUNT', 409, '220022', 'The payment-guide e-mail needs at least one usable receiving account.'),
   GUIDE_EMAIL_NO_EXPIRY: r(409, 'GUIDE_EMAIL_NO_EXPIRY', 409, '220023', 'The payment-guide e-mail needs an expiry.'),
   TRANSACTION_ALREADY_MATCHED: r(409, 'TRANSACTION_ALREADY_MATCHED', 409, '220030', 'The transaction is already matched to an invoice.'),
@@ -107,6 +109,7 @@ export const ERROR_TABLE = {
   RECEIPT_NOT_REVOCABLE: r(409, 'CASH_RECEIPT_NOT_REVOCABLE', 409, '240006', 'Only an issued cash receipt can be revoked.'),
   RECEIPT_CANCEL_REASON_INVALID: r(422, 'INVALID_CANCEL_REASON', 422, '240010', 'reason must be 1-100 characters.'),
   RECEIPT_EMAIL_INVALID: r(422, 'INVALID_EMAIL', 422, '240018', 'email must be a valid address of at most 100 characters.'),
+  INVOICE_RECEIPT_NOT_ISSUABLE: r(409, 'CONFLICT', 409, '240021', 'Only a paid invoice without a pending or issued cash receipt can be given one.'),
   RECEIPT_EMAIL_NOT_SENDABLE: r(409, 'CASH_RECEIPT_NOT_CONFIRMED', 409, '240020', 'The receipt failed or has no tax-authority confirmation number yet.'),
   AGENCY_API_FAILED: r(500, 'AGENCY_API_FAILED', 422, '240008', 'The call to the cash-receipt agency failed; retry later.'),
   AGENCY_EMAIL_FAILED: r(500, 'AGENCY_API_FAILED', 502, '240009', 'The agency could not send the e-mail.'),

@@ -10,6 +10,7 @@ import { migrate } from '../db/migrate.ts';
 import { importPGliteDataDir } from '../db/pglite-import.ts';
 import { bearerToken, resolvePrincipal } from '../domain/auth/principal.ts';
 import type { CashReceiptAgency } from '../domain/cash-receipts/agency.ts';
+import { mailReceiptThroughService } from '../domain/cash-receipts/send-email.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Deps } from '../domain/deps.ts';
 import type { EmailPort } from '../domain/email/email.ts';
@@ -135,13 +136,14 @@ function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger,
   const { key: encryptionKey, source } = loadEncryptionKey(config.ENCRYPTION_KEY, config.DATA_DIR);
   if (source === 'file' && config.DATABASE_URL) log.warn('ENCRYPTION_KEY is not set: using a key file under DATA_DIR; set ENCRYPTION_KEY when several instances share the database');
   // A Popbill-style HTTP agency when AGENCY_URL is set, else the simulated one. A real agency hears from the tax
-  // authority the next day, so its settle job polls for longer.
+  // authority the next day, so its settle job polls for longer. The simulated one's receipt e-mails go through the
+  // service's own e-mail (it is called only after `deps` below exists).
   const agency =
     opts.agency ??
     (config.AGENCY_URL
       ? httpAgency({ baseUrl: config.AGENCY_URL, linkId: config.AGENCY_LINK_ID!, secretKey: config.AGENCY_SECRET_KEY! })
-      : simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS));
-  return {
+      : simulatedAgency(clock, config.AGENCY_SIM_DELAY_MS, (mail) => mailReceiptThroughService(deps, mail)));
+  const deps: Deps = {
     prisma: db.prisma,
     sql: db.sql,
     clock,
@@ -167,6 +169,7 @@ function domainDeps(config: Config, opts: AppOptions, db: Database, log: Logger,
     ...afterCommit,
     observe: { matchOutcome: (o) => metrics.matchOutcomes.inc({ outcome: o }), matchedDepositBatch: (n) => metrics.matchedDepositBatch.observe(n) },
   };
+  return deps;
 }
 
 /** The shop platforms offered: the simulated shop always, Cafe24 when its app credentials are configured. */

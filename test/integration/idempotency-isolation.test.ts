@@ -44,7 +44,7 @@ interface Fixtures {
   owner: Bootstrapped;
   tokens: Record<Credential, string>;
   /** Targets, one per operation that acts on something (each operation changes its own). */
-  inv: Record<'markV1' | 'cancelV2' | 'cancelG' | 'deleteG' | 'markG' | 'updateG' | 'matchG' | 'matchV2', string>;
+  inv: Record<'markV1' | 'cancelV2' | 'cancelG' | 'deleteG' | 'markG' | 'updateG' | 'matchG' | 'matchV2' | 'receiptG', string>;
   rct: Record<'revokeV1' | 'cancelV2' | 'mailV2' | 'cancelG' | 'revokeG' | 'mailG', string>;
   /** FAILED receipts (reissue targets). */
   failed: Record<'reissueV2' | 'reissueG', string>;
@@ -111,6 +111,9 @@ async function setUp(): Promise<Fixtures> {
     ['IdemMarkV1', 'IdemCancelV2', 'IdemCancelG', 'IdemDeleteG', 'IdemMarkG', 'IdemUpdateG', 'IdemMatchG', 'IdemMatchV2'].map((name, i) => invoice(name, 41_000 + i)),
   );
   await invoice('IdemAutoPaid', 41_100);
+  // A paid invoice (the target of issueInvoiceCashReceipt).
+  const receiptG = await invoice('IdemReceiptG', 41_200);
+  expect((await c.request('POST', `/v1/invoices/${receiptG}/mark-as-paid`, { token: key })).status).toBe(200);
 
   const receipt = async (identifier: string, amount: number, settled: string) => {
     const r = await c.request('POST', '/v1/cash-receipts', { token: key, body: { type: 'PERSONAL', identifier, amount } });
@@ -209,7 +212,7 @@ async function setUp(): Promise<Fixtures> {
       disabledKey: disabled.secret,
       revokedOAuth: revoked,
     },
-    inv: { markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG, matchV2 },
+    inv: { markV1, cancelV2, cancelG, deleteG, markG, updateG, matchG, matchV2, receiptG },
     rct: { revokeV1, cancelV2: rCancelV2, mailV2, cancelG: rCancelG, revokeG, mailG },
     failed: { reissueV2, reissueG },
     trx: { match, matchV2: matchTrxV2, unmatch, hide },
@@ -294,6 +297,7 @@ const GQL_OPS: Op[] = [
   gql('disableWebhook', 'dashboard', 'session', `mutation($id: ID!) { disableWebhook(id: $id) { ${ERR} ... on WebhookPayload { webhook { id enabled } } } }`, (f) => ({ id: f.hooks.disable })),
   gql('enableWebhook', 'dashboard', 'session', `mutation($id: ID!) { enableWebhook(id: $id) { ${ERR} ... on WebhookPayload { webhook { id enabled } } } }`, (f) => ({ id: f.hooks.enable })),
   gql('issueCashReceipt', 'write', 'fullKey', `mutation { issueCashReceipt(input: {type: PERSONAL, identifier: "01077740001", amount: 44200}) { ${ERR} ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } } }`),
+  gql('issueInvoiceCashReceipt', 'write', 'fullKey', `mutation($id: ID!) { issueInvoiceCashReceipt(input: {invoiceId: $id, type: PERSONAL, identifier: "01077760001"}) { ${ERR} ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } } }`, (f) => ({ id: f.inv.receiptG })),
   gql('logIn', 'public', 'session', `mutation($i: LogInInput!) { logIn(input: $i) { token account { id } } }`, (f) => ({ i: { email: f.owner.email, password: f.owner.password } })),
   gql('markInvoicePaid', 'write', 'fullKey', `mutation($id: ID!) { markInvoicePaid(id: $id) { ${ERR} ... on InvoicePayload { invoice { id status } } } }`, (f) => ({ id: f.inv.markG })),
   gql('matchTransaction', 'write', 'fullKey', `mutation($i: MatchTransactionInput!) { matchTransaction(input: $i) { transaction { ${TRANSACTION} } } }`, (f) => ({ i: { transactionId: f.trx.match, invoiceId: f.inv.matchG } })),
@@ -339,6 +343,13 @@ const GQL_OPS: Op[] = [
     (f) => ({ id: f.texts.enter }),
   ),
   gql('dismissBankText', 'dashboard', 'session', `mutation($id: ID!) { dismissBankText(id: $id) { ${ERR} ... on BankTextPayload { bankText { id outcome resolution transactionId } } } }`, (f) => ({ id: f.texts.dismiss })),
+  gql(
+    'updateBankAccount',
+    'dashboard',
+    'session',
+    `mutation($i: UpdateBankAccountInput!) { updateBankAccount(input: $i) { ${ERR} ... on BankAccountPayload { bankAccount { id alias active } } } }`,
+    (f) => ({ i: { bankAccountId: f.history.connectOn, alias: 'IdemRenamed' } }),
+  ),
   gql('updateWorkspaceSettings', 'dashboard', 'session', `mutation { updateWorkspaceSettings(input: {paidEmailEnabled: true}) { ${ERR} ... on WorkspacePayload { workspace { id paidEmailEnabled } } } }`),
 ];
 

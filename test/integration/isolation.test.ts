@@ -586,6 +586,9 @@ const RECONCILIATION = 'date bankAccountId deposits { count amount } notified { 
 /** Korean days around today: yesterday to tomorrow (KST). */
 const reconciliationDays = () => ({ a: kstDate(new Date(Date.now() - 86_400_000)), b: kstDate(new Date(Date.now() + 86_400_000)) });
 
+/** historyAggregators where Popbill is not configured (the test app). */
+const ONLY_SIMULATED = OK({ data: () => ({ historyAggregators: ['SIMULATED'] }) });
+
 const GQL_ROWS: GqlRow[] = [
   // ── queries ──
   { field: 'apiKeys', query: `{ apiKeys { id name secretHint bankAccountIds } }`, expect: dashboard(OK()) },
@@ -688,6 +691,11 @@ const GQL_ROWS: GqlRow[] = [
   {
     field: 'bankTexts', query: `{ bankTexts { id bankAccountId text outcome reason transactionId } }`,
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: (f) => [f.bankTextId, OWNER.bankText] }), limitedKey: OK(), ...GQL_DEAD },
+  },
+  {
+    // The aggregators this service offers (the test app configures none but the simulated one): the same for all.
+    field: 'historyAggregators', query: `{ historyAggregators }`,
+    expect: { otherKey: ONLY_SIMULATED, otherSession: ONLY_SIMULATED, readOnlyKey: ONLY_SIMULATED, limitedKey: ONLY_SIMULATED, ...GQL_DEAD },
   },
   {
     // The owner's feed is on A: the limited key (B) sees none; the other workspace its own (none).
@@ -872,6 +880,12 @@ const GQL_ROWS: GqlRow[] = [
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: READ_ONLY, limitedKey: OK(), ...GQL_DEAD },
   },
   {
+    // An invoice's receipt: the invoice decides (limited by its accounts), unlike a receipt on its own.
+    field: 'issueInvoiceCashReceipt', query: `mutation($id: ID!) { issueInvoiceCashReceipt(input: {invoiceId: $id, type: PERSONAL, identifier: "01066660004"}) { ${ERR} ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } } }`,
+    vars: (f) => ({ id: f.inv.iA }),
+    expect: { otherKey: R('INVOICE_NOT_FOUND'), otherSession: R('INVOICE_NOT_FOUND'), readOnlyKey: READ_ONLY, limitedKey: OUT_OF_SCOPE, ...GQL_DEAD },
+  },
+  {
     // Public: a wrong password for the owner's e-mail says nothing but INVALID_CREDENTIALS, whoever asks.
     field: 'logIn', query: `mutation($i: LogInInput!) { logIn(input: $i) { token account { id email } workspace { id } } }`,
     vars: (f) => ({ i: { email: f.owner.email, password: 'not-the-password-123' } }), expect: everyone(OK({ code: 'INVALID_CREDENTIALS' })),
@@ -934,6 +948,12 @@ const GQL_ROWS: GqlRow[] = [
     expect: everyone(OK()),
   },
   { field: 'unmatchTransaction', query: `mutation($id: ID!) { unmatchTransaction(id: $id) { transaction { ${TRANSACTION} } } }`, vars: (f) => ({ id: f.trx.tBm }), expect: dashboard(R('TRANSACTION_NOT_FOUND')) },
+  {
+    // Renaming or deactivating is the dashboard's; another workspace's account reads as a missing one.
+    field: 'updateBankAccount', query: `mutation($i: UpdateBankAccountInput!) { updateBankAccount(input: $i) { ${ERR} ... on BankAccountPayload { bankAccount { id number alias active } } } }`,
+    vars: (f) => ({ i: { bankAccountId: f.A.id, alias: 'IsoProbeRenamed', active: false } }),
+    expect: dashboard(R('BANK_ACCOUNT_NOT_FOUND')),
+  },
   {
     field: 'updateInvoice', query: `mutation($id: ID!) { updateInvoice(id: $id, input: {amount: 739003}) { ${ERR} ... on InvoicePayload { invoice { ${INVOICE} } } } }`,
     vars: (f) => ({ id: f.inv.iA }),

@@ -32,7 +32,10 @@ export function bearerToken(header: string | null | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/** Resolves a bearer token to a principal; null when unknown, expired, disabled, deleted or revoked. */
+/**
+ * Resolves a bearer token to a principal; null when unknown, expired, disabled, deleted or revoked. An API key that
+ * resolves has its use noted (ApiKey.lastUsedAt, to the minute).
+ */
 export async function resolvePrincipal(deps: Deps, token: string | null): Promise<Principal | null> {
   if (!token || token.length > 512) return null;
   const now = deps.clock.now();
@@ -42,15 +45,16 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
     // One statement (every API call starts here), kept prepared like every lookup below (fixed text): the key and its
     // workspace's owner. Nothing is cached: a key disabled, deleted or expired a moment ago is refused now.
     const rows = await deps.sql.query<
-      { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null }
+      { id: string; workspaceId: string; ownerId: string; name: string; readOnly: boolean; allBankAccounts: boolean; bankAccountIds: string[]; expiresAt: Date | null; disabledAt: Date | null; deletedAt: Date | null; lastUsedAt: Date | null }
     >(
-      `SELECT k.id, k."workspaceId", w."ownerId", k.name, k."readOnly", k."allBankAccounts", k."bankAccountIds", k."expiresAt", k."disabledAt", k."deletedAt"
+      `SELECT k.id, k."workspaceId", w."ownerId", k.name, k."readOnly", k."allBankAccounts", k."bankAccountIds", k."expiresAt", k."disabledAt", k."deletedAt", k."lastUsedAt"
          FROM "ApiKey" k JOIN "Workspace" w ON w.id = k."workspaceId" WHERE k."secretHash" = $1`,
       [hash],
       { prepare: true },
     );
     const key = rows[0];
     if (!key || key.deletedAt || key.disabledAt || (key.expiresAt && new Date(key.expiresAt) <= now)) return null;
+    await noteKeyUse(deps, key.id, key.lastUsedAt, now);
     return {
       kind: 'API_KEY',
       workspaceId: key.workspaceId,
@@ -126,4 +130,18 @@ export async function resolvePrincipal(deps: Deps, token: string | null): Promis
     };
   }
   return null;
+}
+
+/** How stale a key's "last used" may grow: it is written at most once per key in this time, not on every call. */
+export const KEY_USE_PRECISION_MS = 60_000;
+
+/**
+ * Records that a key was used (ApiKey.lastUsedAt, shown in the dashboard), to the minute: a write only when the stored
+ * time is older than KEY_USE_PRECISION_MS, so a busy key costs one UPDATE a minute, not one per call. Calls that race
+ * past the check are no-ops once the first has written (the condition is re-read under the row lock).
+ */
+async function noteKeyUse(deps: Deps, keyId: string, lastUsedAt: Date | null, now: Date): Promise<void> {
+  const staleBefore = new Date(now.getTime() - KEY_USE_PRECISION_MS);
+  if (lastUsedAt && new Date(lastUsedAt) > staleBefore) return;
+  await deps.sql.query(`UPDATE "ApiKey" SET "lastUsedAt" = $2 WHERE id = $1 AND ("lastUsedAt" IS NULL OR "lastUsedAt" <= $3)`, [keyId, now, staleBefore], { prepare: true });
 }

@@ -27,9 +27,14 @@ export function validateBankAccount(input: RegisterBankAccountInput): RegisterBa
   check(input.type === 'PERSONAL' || input.type === 'CORPORATE', ['type'], 'type must be PERSONAL or CORPORATE.');
   const number = digitsOnly(input.number);
   check(number !== null && number.length >= 10 && number.length <= 16, ['number'], 'number must be 10-16 digits (hyphens allowed).');
-  const alias = input.alias.trim();
+  return { provider: input.provider, type: input.type, number: number!, alias: validAlias(input.alias) };
+}
+
+/** An account's dashboard alias, trimmed: 1-50 characters (at registration and when renamed). */
+export function validAlias(raw: string): string {
+  const alias = raw.trim();
   check(alias.length >= 1 && alias.length <= 50, ['alias'], 'alias must be 1-50 characters.');
-  return { provider: input.provider, type: input.type, number: number!, alias };
+  return alias;
 }
 
 /** A 6-digit code the owner sends as the depositor name of a 1-won transfer. */
@@ -65,6 +70,33 @@ export async function registerBankAccount(deps: Deps, principal: Principal | nul
   }
 }
 
+export interface UpdateBankAccountInput {
+  bankAccountId: string;
+  alias?: string | null;
+  active?: boolean | null;
+}
+
+/**
+ * updateBankAccount (dashboard): renames an account (the alias rule of registration) or takes it out of use and back
+ * (`active`, the spec's "in use"). An account out of use still takes its bank's notifications (the money arrived and is
+ * recorded), but its deposits are not matched, no new invoice or shop install may name it (BANK_ACCOUNT_INACTIVE), and
+ * payment-guide e-mails leave it out; invoices that already name it stay as they are. Deposits keep the snapshot of the
+ * account as it was when they arrived. Another workspace's account is BANK_ACCOUNT_NOT_FOUND, as a missing one.
+ */
+export async function updateBankAccount(deps: Deps, principal: Principal | null, raw: UpdateBankAccountInput) {
+  const p = requireSession(principal);
+  const alias = raw.alias == null ? undefined : validAlias(raw.alias);
+  const active = raw.active == null ? undefined : raw.active;
+  if (alias === undefined && active === undefined) throw new DomainError('NO_FIELD_TO_CHANGE', { message: 'Send alias, active or both.' });
+  // One conditional statement: the workspace's own, not deleted, account, or nothing changes.
+  const changed = await deps.prisma.bankAccount.updateMany({
+    where: { id: raw.bankAccountId, workspaceId: p.workspaceId, deletedAt: null },
+    data: { ...(alias !== undefined ? { alias } : {}), ...(active !== undefined ? { active } : {}), updatedAt: deps.clock.now() },
+  });
+  if (changed.count === 0) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { message: 'Bank account not found.', path: ['bankAccountId'] });
+  return { bankAccountId: raw.bankAccountId };
+}
+
 /** The bank-account snapshot stored on each deposit (spec: transaction.bankAccount). */
 export function bankAccountSnapshot(a: {
   id: string;
@@ -92,11 +124,12 @@ export function bankAccountSnapshot(a: {
   };
 }
 
-const USABLE_ACCOUNTS = `SELECT id, "workspaceId", "verifiedAt" FROM "BankAccount" WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL`;
+type UsableAccountRow = { id: string; workspaceId: string; verifiedAt: Date | null; active: boolean };
+const USABLE_ACCOUNTS = `SELECT id, "workspaceId", "verifiedAt", active FROM "BankAccount" WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL`;
 
 /**
  * Checks the receiving accounts an invoice names: each in the workspace (else BANK_ACCOUNT_NOT_FOUND, or OUT_OF_SCOPE
- * if another workspace's) and verified (BANK_ACCOUNT_NOT_VERIFIED). One raw statement, as every create naming accounts
+ * if another workspace's), verified (BANK_ACCOUNT_NOT_VERIFIED) and in use (BANK_ACCOUNT_INACTIVE). One raw statement, as every create naming accounts
  * runs it: through the driver for a RawQuery, else as raw SQL in the Prisma client or transaction given.
  */
 export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
@@ -104,8 +137,8 @@ export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | Ra
   const params = [[...ids]];
   const found =
     typeof db === 'function'
-      ? await db<{ id: string; workspaceId: string; verifiedAt: Date | null }>(USABLE_ACCOUNTS, params)
-      : await db.$queryRawUnsafe<{ id: string; workspaceId: string; verifiedAt: Date | null }[]>(USABLE_ACCOUNTS, ...params);
+      ? await db<UsableAccountRow>(USABLE_ACCOUNTS, params)
+      : await db.$queryRawUnsafe<UsableAccountRow[]>(USABLE_ACCOUNTS, ...params);
   const byId = new Map(found.map((a) => [a.id, a]));
   for (const id of ids) {
     const a = byId.get(id);
@@ -114,5 +147,8 @@ export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | Ra
   }
   for (const id of ids) {
     if (!byId.get(id)!.verifiedAt) throw new DomainError('BANK_ACCOUNT_NOT_VERIFIED', { path: ['bankAccountIds'], data: { bankAccountId: id } });
+  }
+  for (const id of ids) {
+    if (!byId.get(id)!.active) throw new DomainError('BANK_ACCOUNT_INACTIVE', { path: ['bankAccountIds'], data: { bankAccountId: id } });
   }
 }

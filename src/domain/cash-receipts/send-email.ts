@@ -1,7 +1,9 @@
 /** E-mailing a cash receipt (spec: POST /v2/cash-receipts/{id}/send-email): the agency sends it. */
 import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
-import type { Deps } from '../deps.ts';
+import type { CashReceipt } from '../../generated/prisma/client.ts';
+import { inTransaction, type Deps } from '../deps.ts';
+import { enqueueEmail } from '../email/email.ts';
 import { DomainError } from '../errors.ts';
 import { AgencyError } from './agency.ts';
 import { assertReceiptId, loadReceiptFor } from './reads.ts';
@@ -21,4 +23,28 @@ export async function sendCashReceiptEmail(deps: Deps, principal: Principal | nu
     if (e instanceof AgencyError) throw new DomainError('AGENCY_EMAIL_FAILED', { data: { code: e.code, message: e.message } });
     throw e;
   }
+}
+
+const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
+
+/** The receipt e-mail a buyer gets: the amount with its supply cost and VAT, the kind, the confirmation number. */
+function receiptEmailText(r: CashReceipt): { subject: string; text: string } {
+  const kind = r.type === 'PERSONAL' ? '소득공제용' : '지출증빙용';
+  return {
+    subject: `현금영수증 ${r.kind === 'CANCELLATION' ? '취소 ' : ''}(${kind}, ${won(r.amount)}, 승인번호 ${r.ntsConfirmNum})`,
+    text: [`현금영수증 (${kind})`, '', `승인번호: ${r.ntsConfirmNum}`, `거래 금액: ${won(r.amount)}`, `공급가액: ${won(r.supplyCost)}`, `부가세: ${won(r.tax)}`, `사업자등록번호: ${r.corpNum}`].join('\n'),
+  };
+}
+
+/**
+ * What the simulated agency "sends" (README: The simulated cash-receipt agency): the receipt e-mail a real agency would
+ * send the buyer goes through the service's own e-mail instead (the local outbox, listed by the `emails` query, or
+ * SMTP), so a merchant trying the service sees what the buyer gets.
+ */
+export async function mailReceiptThroughService(deps: Deps, mail: { mgtKey: string; email: string }): Promise<void> {
+  const receipt = await deps.prisma.cashReceipt.findUnique({ where: { agencyKey: mail.mgtKey } });
+  if (!receipt) return;
+  await inTransaction(deps, (tx) =>
+    enqueueEmail(tx, { workspaceId: receipt.workspaceId, kind: 'cash_receipt', invoiceId: receipt.relatedInvoiceId, to: mail.email, ...receiptEmailText(receipt), now: deps.clock.now() }),
+  );
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { BankAccount, BankText, Transaction } from '../../generated/prisma/client.ts';
+import type { BankTextOutcome } from '../../generated/prisma/enums.ts';
 import { timestampSchema } from '../dates.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, bankAccountInScope, requirePrincipal, requireSession } from '../auth/rules.ts';
@@ -116,9 +117,10 @@ export const BANK_TEXT_OUTCOMES = ['DEPOSIT', 'DUPLICATE', 'NOT_A_DEPOSIT', 'UNR
 
 /**
  * bankTexts: the workspace's forwarded texts, newest first (at most `first`, 1-100, default 50), optionally of some
- * outcomes; a key limited to some bank accounts sees those accounts' texts only.
+ * outcomes, optionally only the open ones (OPEN_BANK_TEXT: still to enter or dismiss) or only the others; a key limited
+ * to some bank accounts sees those accounts' texts only.
  */
-export async function listBankTexts(deps: Deps, principal: Principal | null, f: { outcomes?: readonly string[] | null; first?: number | null }): Promise<BankText[]> {
+export async function listBankTexts(deps: Deps, principal: Principal | null, f: { outcomes?: readonly string[] | null; open?: boolean | null; first?: number | null }): Promise<BankText[]> {
   const p = requirePrincipal(principal);
   const outcomes = (f.outcomes ?? []).filter((o): o is (typeof BANK_TEXT_OUTCOMES)[number] => (BANK_TEXT_OUTCOMES as readonly string[]).includes(o));
   return deps.prisma.bankText.findMany({
@@ -126,6 +128,7 @@ export async function listBankTexts(deps: Deps, principal: Principal | null, f: 
       workspaceId: p.workspaceId,
       ...(p.bankAccountIds !== null ? { bankAccountId: { in: [...p.bankAccountIds] } } : {}),
       ...(outcomes.length ? { outcome: { in: outcomes } } : {}),
+      ...(f.open === true ? OPEN_BANK_TEXT : f.open === false ? { NOT: OPEN_BANK_TEXT } : {}),
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: clampedSize(f.first, 50),
@@ -135,12 +138,20 @@ export async function listBankTexts(deps: Deps, principal: Principal | null, f: 
 /** How long before its text a deposit entered by hand may have been made. */
 const ENTERED_DEPOSIT_MAX_AGE_MS = 7 * 86_400_000;
 
-/** A text the merchant may still deal with: one the service could not take, not yet entered or dismissed. */
+/** A text the merchant may still deal with ("open"): one the service could not take, not yet entered or dismissed. */
+const OPEN_OUTCOMES: BankTextOutcome[] = ['UNRECOGNIZED', 'REFUSED'];
+const OPEN_BANK_TEXT = { outcome: { in: OPEN_OUTCOMES }, resolution: null };
+
+function isOpen(text: BankText): boolean {
+  return OPEN_OUTCOMES.includes(text.outcome) && text.resolution === null;
+}
+
+/** Loads an open text (OPEN_BANK_TEXT) of the principal's workspace and accounts. */
 async function loadOpenBankText(deps: Deps, p: Principal, id: unknown): Promise<BankText> {
   const text = typeof id === 'string' ? await deps.prisma.bankText.findUnique({ where: { id } }) : null;
   if (!text || text.workspaceId !== p.workspaceId) throw new DomainError('BANK_TEXT_NOT_FOUND');
   if (!bankAccountInScope(p, text.bankAccountId)) throw new DomainError('OUT_OF_SCOPE');
-  if ((text.outcome !== 'UNRECOGNIZED' && text.outcome !== 'REFUSED') || text.resolution !== null) throw new DomainError('BANK_TEXT_NOT_OPEN');
+  if (!isOpen(text)) throw new DomainError('BANK_TEXT_NOT_OPEN');
   return text;
 }
 

@@ -1,5 +1,6 @@
 /** Reading deposits (spec: GET /v1/transactions, the Transaction object): one, a filtered page, and what of a note a key sees. */
 import type { Transaction } from '../../generated/prisma/client.ts';
+import { DepositSource } from '../../generated/prisma/enums.ts';
 import type { Principal } from '../auth/principal.ts';
 import { bankAccountInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
 import { parseKstRange } from '../dates.ts';
@@ -60,15 +61,30 @@ export interface TransactionListFilter {
   hidden?: boolean | null;
   dateAfter?: string | null;
   dateBefore?: string | null;
+  /** How the deposits first reached the service (NOTIFICATION, TEXT, HISTORY). */
+  source?: string | null;
+  /** Only deposits of exactly this many won. */
+  amount?: number | null;
 }
 
-/** listTransactions (GET /v1/transactions): filters by createdAt (KST dates), key scope, newest first. */
+const DEPOSIT_SOURCES: readonly string[] = Object.values(DepositSource);
+
+/**
+ * listTransactions (GET /v1/transactions): filters by createdAt (KST dates), key scope, newest first; GraphQL's filter
+ * adds how a deposit arrived (source) and its exact amount.
+ */
 export async function listTransactionIds(deps: Deps, principal: Principal | null, f: TransactionListFilter): Promise<{ ids: string[]; total: number }> {
   const p = requirePrincipal(principal);
   const page = parseOffsetPage(f.offset, f.limit);
   const range = parseKstRange(f.dateAfter, f.dateBefore);
   if (f.bankAccountId !== undefined && f.bankAccountId !== null && !bankAccountInScope(p, f.bankAccountId)) {
     throw new DomainError('OUT_OF_SCOPE', { path: ['bankAccountId'] });
+  }
+  if (f.source != null && !DEPOSIT_SOURCES.includes(f.source)) {
+    throw new DomainError('VALIDATION_FAILED', { message: `source must be one of ${DEPOSIT_SOURCES.join(', ')}.`, path: ['source'] });
+  }
+  if (f.amount != null && !(Number.isSafeInteger(f.amount) && f.amount > 0)) {
+    throw new DomainError('VALIDATION_FAILED', { message: 'amount must be a whole number of won greater than 0.', path: ['amount'] });
   }
   const w = new SqlWhere();
   w.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND "deletedAt" IS NULL`);
@@ -78,13 +94,15 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
   if (f.matched === false) w.and(`"matchedInvoiceId" IS NULL`);
   if (f.hidden === true) w.and(`hidden`);
   if (f.hidden === false) w.and(`NOT hidden`);
+  if (f.source != null) w.and((v) => `source = ${v(f.source, '::"DepositSource"')}`);
+  if (f.amount != null) w.and((v) => `amount = ${v(f.amount, '::int')}`);
   inRange(w, 'createdAt', range);
   const raw = searchTerm(f.search);
   const term = searchNormalize(raw);
   // A term of one or two characters (never an id: those are 28) is looked up in the deposits' n-grams; when nothing
   // else but the date limits the list, the page and the count read the grams' key alone.
   const gram = shortSearchGram(term);
-  if (gram && p.bankAccountIds === null && !f.bankAccountId && f.matched == null && f.hidden == null) {
+  if (gram && p.bankAccountIds === null && !f.bankAccountId && f.matched == null && f.hidden == null && f.source == null && f.amount == null) {
     const g = new SqlWhere();
     g.and((v) => `"workspaceId" = ${v(p.workspaceId)} AND gram = ${v(gram)}`);
     inRange(g, 'createdAt', range);
@@ -98,7 +116,7 @@ export async function listTransactionIds(deps: Deps, principal: Principal | null
       return `id = ${exact} OR "bankAccountId" = ${exact} OR "matchedInvoiceId" = ${exact} OR "searchText" LIKE ${v(likeContains(term))}`;
     });
   }
-  // Counted from ListCount unless a filter names a column it does not keep (search, dates).
-  const counted = !term && !range.from && !range.until;
+  // Counted from ListCount unless a filter names a column it does not keep (search, dates, source, amount).
+  const counted = !term && !range.from && !range.until && f.source == null && f.amount == null;
   return pageOfIds(deps, 'Transaction', w, '"createdAt" DESC, id DESC', page, { counted, now: deps.clock.now() });
 }

@@ -371,7 +371,7 @@ interface Closing {
 }
 
 /**
- * The connection's receiving accounts can no longer receive (deleted, unverified, moved away): its orders are not
+ * The connection's receiving accounts can no longer receive (deleted, unverified, deactivated, moved away): its orders are not
  * imported, and the sync fails with this (lastSyncError).
  */
 async function unusableAccounts(deps: Deps, c: ShopConnection): Promise<DomainError | null> {
@@ -381,7 +381,7 @@ async function unusableAccounts(deps: Deps, c: ShopConnection): Promise<DomainEr
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
     const which = typeof e.data?.bankAccountId === 'string' ? `bank account ${e.data.bankAccountId}` : 'a bank account';
-    const what = e.code === 'BANK_ACCOUNT_NOT_VERIFIED' ? 'is not verified' : 'no longer exists in this workspace';
+    const what = e.code === 'BANK_ACCOUNT_NOT_VERIFIED' ? 'is not verified' : e.code === 'BANK_ACCOUNT_INACTIVE' ? 'is deactivated' : 'no longer exists in this workspace';
     return new DomainError(e.code, {
       data: e.data,
       message: `The shop's receiving ${which} ${what}: no order is imported until the shop is installed again with receiving accounts that can receive (startShopInstall with bankAccountIds).`,

@@ -10,7 +10,11 @@ export const SIM_REJECT_PREFIX = '0100009';
 export const SIM_FAIL_PREFIX = '0100008';
 export const SIM_FAIL_EMAIL_DOMAIN = 'fail.example';
 
-export function simulatedAgency(clock: Clock, delayMs: number): CashReceiptAgency {
+/**
+ * `mail`: where the e-mails it is asked to send go (the service's own e-mail: the caller wires it); absent, they are
+ * accepted and go nowhere.
+ */
+export function simulatedAgency(clock: Clock, delayMs: number, mail?: (req: { mgtKey: string; email: string }) => Promise<void>): CashReceiptAgency {
   return {
     name: 'SIMULATED',
     async issue(req) {
@@ -24,6 +28,7 @@ export function simulatedAgency(clock: Clock, delayMs: number): CashReceiptAgenc
     },
     async sendEmail(req) {
       if (req.email.toLowerCase().endsWith('@' + SIM_FAIL_EMAIL_DOMAIN)) throw new AgencyError('-11000005', 'Simulated agency could not send the e-mail (fail.example).');
+      await mail?.({ mgtKey: req.mgtKey, email: req.email });
     },
   };
 }

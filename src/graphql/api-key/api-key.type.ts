@@ -21,6 +21,7 @@ export const ApiKeyType = builder.prismaObject('ApiKey', {
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'Expiry; null = never.' }),
     disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true, description: 'When disabled in the dashboard.' }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'When deleted.' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a call last authenticated with it, to the minute (written at most once a minute); null = never used.' }),
   }),
 });
 

@@ -1,11 +1,12 @@
-/** BankAccount (bac_) and its registration (contract: registerBankAccount). */
-import { registerBankAccount } from '../../domain/bank-accounts/bank-accounts.ts';
+/** BankAccount (bac_), its registration (contract: registerBankAccount) and its alias and use (updateBankAccount). */
+import { registerBankAccount, updateBankAccount } from '../../domain/bank-accounts/bank-accounts.ts';
 import { BANK_PROVIDERS } from '../../domain/bank-accounts/bank-providers.ts';
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import type { BankAccount } from '../../generated/prisma/client.ts';
 import { builder } from '../builder.ts';
 import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum } from '../common/enums.ts';
+import { domainErrors } from '../common/error-types.ts';
 
 export const BankAccountType = builder.prismaObject('BankAccount', {
   description: 'A receiving bank account (bac_). Deposits to it are matched to invoices once it is verified.',
@@ -19,6 +20,13 @@ export const BankAccountType = builder.prismaObject('BankAccount', {
     number: t.exposeString('number', { description: 'Account number without hyphens.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Registration time.' }),
     verifiedAt: t.expose('verifiedAt', { type: 'DateTime', nullable: true, description: 'When the 1-won verification completed; null until then.' }),
+    // Readable again until the deposit arrives: a merchant who reloaded the page (or lost the registration's answer)
+    // still knows what to send. It is no secret: it proves the account's deposits reach us, not who sent them.
+    verificationCode: t.string({
+      nullable: true,
+      description: 'The depositor name of the 1-won verification deposit still awaited; null once the account is verified.',
+      resolve: (a) => (a.verifiedAt ? null : a.verificationCode),
+    }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.' }),
   }),
 });
@@ -87,5 +95,39 @@ builder.mutationField('registerBankAccount', (t) =>
     authScopes: { dashboard: true },
     args: { input: t.arg({ type: RegisterBankAccountInput, required: true, description: 'The account.' }) },
     resolve: (_root, { input }, ctx) => registerBankAccount(ctx.deps, ctx.principal, input),
+  }),
+);
+
+const UpdateBankAccountInput = builder.inputType('UpdateBankAccountInput', {
+  description: 'What to change of a receiving account; absent fields stay as they are (at least one is sent).',
+  fields: (t) => ({
+    bankAccountId: t.id({ required: true, description: 'bac_ id of an account of the workspace.' }),
+    alias: t.string({ description: 'New dashboard alias, 1-50 characters.' }),
+    active: t.boolean({
+      description: 'false: out of use (its deposits are recorded but not matched, and no new invoice may name it); true: back in use.',
+    }),
+  }),
+});
+
+const BankAccountPayload = builder.objectRef<{ bankAccountId: string }>('BankAccountPayload').implement({
+  description: 'The account after the change.',
+  fields: (t) => ({
+    bankAccount: t.prismaField({
+      type: BankAccountType,
+      description: 'The account.',
+      resolve: (query, parent, _args, ctx) => ctx.prisma.bankAccount.findUniqueOrThrow({ ...query, where: { id: parent.bankAccountId } }),
+    }),
+  }),
+});
+
+builder.mutationField('updateBankAccount', (t) =>
+  t.field({
+    errors: domainErrors,
+    type: BankAccountPayload,
+    description:
+      'Renames a receiving account or takes it out of use and back (dashboard). Deposits to an account out of use are recorded but not matched; new invoices may not name it (BANK_ACCOUNT_INACTIVE).',
+    authScopes: { dashboard: true },
+    args: { input: t.arg({ type: UpdateBankAccountInput, required: true, description: 'The account and its changes.' }) },
+    resolve: (_root, { input }, ctx) => updateBankAccount(ctx.deps, ctx.principal, input),
   }),
 );

@@ -45,6 +45,7 @@ builder.queryField('bankTexts', (t) =>
     authScopes: { authenticated: true },
     args: {
       outcomes: t.arg({ type: [BankTextOutcomeEnum], required: false, description: 'Only these outcomes (e.g. UNRECOGNIZED: the texts to look at).' }),
+      open: t.arg.boolean({ required: false, description: 'true = only the texts still to deal with (UNRECOGNIZED or REFUSED, neither entered nor dismissed); false = all the others.' }),
       first: t.arg.int({ description: '1-100, default 50.' }),
     },
     resolve: async (query, _r, args, ctx) => {

@@ -1,5 +1,6 @@
 /** Cash receipts (crt_): type, reads with the v1 list filters, and issue / cancel / revoke / reissue / send-email. */
 import { cancelCashReceipt, revokeCashReceipt } from '../../domain/cash-receipts/cancel.ts';
+import { issueInvoiceCashReceipt } from '../../domain/cash-receipts/invoice-receipt.ts';
 import { issueCashReceipt } from '../../domain/cash-receipts/issue.ts';
 import { getCashReceipt, listCashReceiptIds, type ReceiptListFilter } from '../../domain/cash-receipts/reads.ts';
 import { reissueCashReceipt } from '../../domain/cash-receipts/reissue.ts';
@@ -134,6 +135,26 @@ builder.mutationField('issueCashReceipt', (t) =>
     description: 'Issues a cash receipt (PENDING until the tax authority answers). BUSINESS_INFO_NOT_REGISTERED without business info; AGENCY_API_FAILED when the agency call fails.',
     args: { input: t.arg({ type: IssueInput, required: true, description: 'The receipt.' }) },
     resolve: (_r, { input }, ctx) => issueCashReceipt(ctx.deps, ctx.principal, input),
+  }),
+);
+
+const IssueForInvoiceInput = builder.inputType('IssueInvoiceCashReceiptInput', {
+  description: "The cash receipt of a paid invoice: for the invoice's amount, linked to it (relatedInvoiceId).",
+  fields: (t) => ({
+    invoiceId: t.id({ required: true, description: 'ivc_ id of a PAID invoice.' }),
+    type: t.field({ type: CashReceiptTypeEnum, required: true, description: 'PERSONAL (income deduction) or CORPORATE (expense proof).' }),
+    identifier: t.string({ required: true, description: 'PERSONAL: phone 10-11 digits; CORPORATE: business number 10 digits; no hyphens.' }),
+  }),
+});
+
+builder.mutationField('issueInvoiceCashReceipt', (t) =>
+  t.field({
+    errors: domainErrors,
+    type: ReceiptPayload,
+    description:
+      "Issues a paid invoice's cash receipt for its amount (PENDING until the tax authority answers). INVOICE_RECEIPT_NOT_ISSUABLE (data.reason NOT_PAID, or RECEIPT_EXISTS with data.cashReceiptId: one is PENDING or ISSUED); BUSINESS_INFO_NOT_REGISTERED; AGENCY_API_FAILED.",
+    args: { input: t.arg({ type: IssueForInvoiceInput, required: true, description: 'The invoice and who the receipt is for.' }) },
+    resolve: (_r, { input }, ctx) => issueInvoiceCashReceipt(ctx.deps, ctx.principal, input.invoiceId, input),
   }),
 );
 

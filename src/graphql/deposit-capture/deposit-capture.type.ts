@@ -8,6 +8,7 @@ import {
   connectHistoryFeed,
   disconnectHistoryFeed,
   listHistoryFeeds,
+  offeredAggregators,
   pollHistoryNow,
   setHistoryFeedActive,
   type PollResult,
@@ -31,7 +32,7 @@ const HistoryFeedStateEnum = describedEnum<HistoryFeedState>('HistoryFeedState',
   PAUSED: 'Paused by the merchant.',
 });
 
-const DepositSourceEnum = describedEnum<DepositSource>('DepositSource', 'How a deposit first reached the service.', {
+export const DepositSourceEnum = describedEnum<DepositSource>('DepositSource', 'How a deposit first reached the service.', {
   NOTIFICATION: 'The bank notification feed (POST /bank-notifications).',
   TEXT: "A forwarded bank text (POST /bank-texts), or a deposit entered by hand from one.",
   HISTORY: "The account's history, polled through an aggregator: no text announced it first.",
@@ -71,6 +72,15 @@ builder.queryField('historyFeeds', (t) =>
       const rows = await listHistoryFeeds(ctx.deps, ctx.principal);
       return ctx.prisma.historyFeed.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     },
+  }),
+);
+
+builder.queryField('historyAggregators', (t) =>
+  t.field({
+    type: [AggregatorEnum],
+    description: 'The aggregators connectHistoryFeed takes on this service: SIMULATED always, POPBILL when configured.',
+    authScopes: { authenticated: true },
+    resolve: (_r, _a, ctx) => offeredAggregators(ctx.deps),
   }),
 );
 

@@ -10,6 +10,7 @@ import { NodeInterface } from '../common/node.ts';
 import { BankAccountTypeEnum, MatchMethodEnum } from '../common/enums.ts';
 import { defineIdList, selectsRelations } from '../common/pagination.ts';
 import { InvoiceType } from '../invoice/invoice.type.ts';
+import { DepositSourceEnum } from '../deposit-capture/deposit-capture.type.ts';
 
 /** The snapshot the domain stores on each deposit; its times are ISO strings, which the DateTime scalar takes as they are. */
 type Snapshot = ReturnType<typeof bankAccountSnapshot> & { type: BankAccountType };
@@ -77,7 +78,7 @@ export const TransactionType = builder.prismaObject('Transaction', {
 });
 
 export const TransactionFilter = builder.inputType('TransactionFilter', {
-  description: 'The filters of GET /v1/transactions.',
+  description: 'The filters of GET /v1/transactions, and how a deposit arrived and its amount.',
   fields: (t) => ({
     search: t.string({ description: 'Transaction, bank account or matched invoice id exactly, or contained in account number or depositor name.' }),
     bankAccountId: t.id({ description: 'Only deposits to this account (OUT_OF_SCOPE outside a limited key).' }),
@@ -85,6 +86,8 @@ export const TransactionFilter = builder.inputType('TransactionFilter', {
     hidden: t.boolean({ description: 'true = hidden, false = not hidden.' }),
     dateAfter: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by createdAt.' }),
     dateBefore: t.string({ description: 'YYYY-MM-DD (KST), inclusive, by createdAt.' }),
+    source: t.field({ type: DepositSourceEnum, description: 'Only deposits that first reached the service this way.' }),
+    amount: t.int({ description: 'Only deposits of exactly this many won (greater than 0).' }),
   }),
 });
 

@@ -11,7 +11,7 @@ import { describedEnum } from '../common/enums.ts';
 
 const WebhookVersionEnum = describedEnum<WebhookVersion>('WebhookVersion', 'Which events and payload format a webhook receives.', {
   V1: 'invoice.created, invoice.paid, invoice.deleted (also for a cancel); v1 objects and timestamps.',
-  V2: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed, shop_order.confirmed, shop_order.confirmation_failed, shop_order.attention_needed; v2 objects, Unix seconds.',
+  V2: 'invoice.created, invoice.paid, invoice.updated, invoice.canceled, receipt.issued, receipt.failed, shop_order.confirmed, shop_order.confirmation_failed, shop_order.attention_needed, transaction.received; v2 objects, Unix seconds.',
 });
 
 const DeliveryStatusEnum = describedEnum<DeliveryStatus>('WebhookDeliveryStatus', 'Outcome of one delivery attempt.', {

@@ -199,6 +199,11 @@ export async function listHistoryFeeds(deps: Deps, principal: Principal | null):
   });
 }
 
+/** historyAggregators: the aggregators connectHistoryFeed takes here (the simulated one always, Popbill when configured). */
+export function offeredAggregators(deps: Pick<Deps, 'aggregators'>): AggregatorName[] {
+  return AGGREGATORS.filter((name) => deps.aggregators.get(name) !== null);
+}
+
 export interface ConnectHistoryFeedRequest {
   bankAccountId: unknown;
   aggregator: unknown;
@@ -221,7 +226,7 @@ export async function connectHistoryFeed(deps: Deps, principal: Principal | null
     throw new DomainError('VALIDATION_FAILED', { message: `aggregator must be one of ${AGGREGATORS.join(', ')}.`, path: ['aggregator'] });
   }
   const aggregator = r.aggregator as AggregatorName;
-  if (!deps.aggregators.get(aggregator)) throw new DomainError('AGGREGATOR_NOT_CONFIGURED');
+  if (!offeredAggregators(deps).includes(aggregator)) throw new DomainError('AGGREGATOR_NOT_CONFIGURED');
   const given = r.corpNum == null ? null : typeof r.corpNum === 'string' ? r.corpNum.replace(/-/g, '') : '';
   if (given !== null && !/^\d{10}$/.test(given)) throw new DomainError('VALIDATION_FAILED', { message: 'corpNum must be a 10-digit business registration number.', path: ['corpNum'] });
   const account = typeof r.bankAccountId === 'string' ? await deps.prisma.bankAccount.findUnique({ where: { id: r.bankAccountId } }) : null;

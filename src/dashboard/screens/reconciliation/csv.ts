@@ -1,0 +1,48 @@
+/**
+ * CSV files a merchant opens in Excel (or any spreadsheet), built in the browser. Pure: no DOM, tested in
+ * test/unit/dashboard-reconciliation.test.ts.
+ *
+ * - UTF-8 with a byte-order mark: without it Excel reads a CSV in the system's legacy code page and Hangul turns to
+ *   mojibake.
+ * - RFC 4180: fields separated by commas, records by CRLF; a field holding a comma, a double quote, CR or LF is enclosed
+ *   in double quotes, its quotes doubled.
+ * - Formula injection (OWASP, "CSV Injection"): a text cell beginning with =, +, -, @, a tab or a carriage return would
+ *   be run as a formula by a spreadsheet; it is prefixed with a single quote. Numbers are written as they are (an
+ *   amount is a plain integer, never prefixed), so only text the merchant's buyers or banks typed is guarded.
+ * - Times in KST (YYYY-MM-DD HH:MM:SS), the zone the dashboard shows and the API's date filters use.
+ */
+
+export const BOM = '\uFEFF';
+
+/** A cell: text (guarded and quoted as needed), a number (written as is), or nothing (an empty cell). */
+export type Cell = string | number | null | undefined;
+
+/** The characters a spreadsheet reads as the start of a formula (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One field as it appears in the file. */
+export function csvField(cell: Cell): string {
+  if (cell === null || cell === undefined) return '';
+  if (typeof cell === 'number') {
+    // Amounts and counts are integers; anything else (NaN, Infinity) would be a bug upstream, written as nothing.
+    return Number.isFinite(cell) ? String(cell) : '';
+  }
+  const text = FORMULA_START.test(cell) ? `'${cell}` : cell;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One record, without its line break. */
+export function csvRecord(cells: readonly Cell[]): string {
+  return cells.map(csvField).join(',');
+}
+
+/** The whole file: BOM, the header record, the rows, each record ended by CRLF. */
+export function csvDocument(headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return BOM + [headers, ...rows].map((r) => `${csvRecord(r)}\r\n`).join('');
+}
+
+/** An instant as KST wall time to the second, as a spreadsheet reads a date-time: 2026-11-26 15:04:05. Null: empty. */
+export function kstDateTime(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  return new Date(new Date(iso).getTime() + 9 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+}

@@ -1,0 +1,73 @@
+/** The Settings screen's words: business information, the paid e-mail, the bank accounts. */
+import { dictionary } from '../../i18n.ts';
+
+export const w = dictionary({
+  // Business information and the agency link.
+  businessInfo: { ko: '사업자 정보', en: 'Business information' },
+  businessInfoHint: {
+    ko: '현금영수증은 이 사업자 이름으로 발급됩니다. 저장하면 현금영수증 발급 대행사와 연결됩니다.',
+    en: 'Cash receipts are issued in this business’s name. Saving links the cash-receipt agency.',
+  },
+  noBusinessInfo: { ko: '아직 등록하지 않았습니다. 현금영수증을 발급하려면 등록하세요.', en: 'Not registered yet: register it to issue cash receipts.' },
+  corpNum: { ko: '사업자등록번호', en: 'Business registration number' },
+  companyName: { ko: '상호', en: 'Company name' },
+  representativeName: { ko: '대표자', en: 'Representative' },
+  agency: { ko: '현금영수증 대행사', en: 'Cash-receipt agency' },
+  linkedAt: { ko: '연결 시각 (KST)', en: 'Linked (KST)' },
+  notLinked: { ko: '연결 안 됨', en: 'Not linked' },
+  changeBusinessInfo: { ko: '사업자 정보 변경', en: 'Change business information' },
+  registerBusinessInfo: { ko: '사업자 정보 등록', en: 'Register business information' },
+  businessSaved: { ko: '사업자 정보를 저장하고 대행사와 연결했습니다.', en: 'Business information saved and the agency linked.' },
+  businessFailed: { ko: '사업자 정보를 저장하지 못했습니다', en: 'Could not save the business information' },
+  badCorpNum: { ko: '사업자등록번호는 숫자 10자리여야 합니다 (하이픈은 빼도 되고 넣어도 됩니다).', en: 'The business registration number must be 10 digits (hyphens allowed).' },
+  badCompanyName: { ko: '상호는 1~100자여야 합니다.', en: 'The company name must be 1-100 characters.' },
+  badRepresentativeName: { ko: '대표자 이름은 1~50자여야 합니다.', en: 'The representative’s name must be 1-50 characters.' },
+  // The paid e-mail.
+  paidEmail: { ko: '입금 완료 이메일', en: 'Payment e-mail' },
+  paidEmailLabel: {
+    ko: '입금이 주문서와 매칭되면 구매자에게 입금 완료 이메일 보내기',
+    en: 'E-mail the buyer when a deposit pays their invoice',
+  },
+  paidEmailHint: {
+    ko: '구매자 이메일이 있는 주문서만 해당합니다. 수동 입금 완료 처리에는 보내지 않습니다.',
+    en: 'Only for invoices with the buyer’s e-mail; never when an invoice is marked paid by hand.',
+  },
+  paidEmailOn: { ko: '저장했습니다: 입금 완료 이메일을 보냅니다.', en: 'Saved: buyers get the payment e-mail.' },
+  paidEmailOff: { ko: '저장했습니다: 입금 완료 이메일을 보내지 않습니다.', en: 'Saved: buyers get no payment e-mail.' },
+  paidEmailFailed: { ko: '설정을 바꾸지 못했습니다', en: 'Could not change the setting' },
+  // Bank accounts.
+  bankAccounts: { ko: '입금 계좌', en: 'Bank accounts' },
+  bankAccountsHint: {
+    ko: '사용 중지한 계좌의 입금도 기록되지만 주문서와 매칭되지 않고, 새 주문서에 지정할 수 없습니다. 이미 이 계좌를 지정한 주문서는 그대로입니다.',
+    en: 'Deposits to an account out of use are still recorded but not matched, and no new invoice may name it. Invoices that already name it stay as they are.',
+  },
+  noBankAccounts: { ko: '등록한 계좌가 없습니다.', en: 'No bank account yet.' },
+  alias: { ko: '별칭', en: 'Alias' },
+  bank: { ko: '은행', en: 'Bank' },
+  accountNumber: { ko: '계좌번호', en: 'Account number' },
+  accountType: { ko: '종류', en: 'Type' },
+  PERSONAL: { ko: '개인', en: 'Personal' },
+  CORPORATE: { ko: '법인', en: 'Business' },
+  verification: { ko: '1원 인증', en: '1-won verification' },
+  verified: { ko: '인증됨', en: 'Verified' },
+  notVerified: { ko: '인증 전', en: 'Not verified' },
+  sendOneWon: { ko: '1원 입금, 입금자명', en: 'send 1 won named' },
+  inUse: { ko: '사용', en: 'In use' },
+  active: { ko: '사용 중', en: 'Active' },
+  inactive: { ko: '사용 중지', en: 'Deactivated' },
+  actions: { ko: '관리', en: 'Actions' },
+  rename: { ko: '별칭 변경', en: 'Rename' },
+  newAlias: { ko: '새 별칭', en: 'New alias' },
+  renameFailed: { ko: '별칭을 바꾸지 못했습니다', en: 'Could not rename the account' },
+  badAlias: { ko: '별칭은 공백을 뺀 1~50자여야 합니다.', en: 'The alias must be 1-50 characters (spaces around it do not count).' },
+  deactivate: { ko: '사용 중지', en: 'Deactivate' },
+  reactivate: { ko: '다시 사용', en: 'Reactivate' },
+  confirmDeactivate: { ko: '사용 중지 확인', en: 'Confirm deactivation' },
+  deactivateQuestion: {
+    ko: '이 계좌를 사용 중지할까요? 이후 이 계좌의 입금은 기록만 되고 매칭되지 않으며, 새 주문서에 지정할 수 없습니다.',
+    en: 'Deactivate this account? Its deposits will be recorded but not matched, and no new invoice may name it.',
+  },
+  changeFailed: { ko: '계좌를 바꾸지 못했습니다', en: 'Could not change the account' },
+  accountSaved: { ko: '저장했습니다', en: 'Saved' },
+  addBankAccount: { ko: '계좌 추가', en: 'Add a bank account' },
+});
