@@ -1,9 +1,10 @@
 /**
- * Live updates (README, "The dashboard"): the workspace's invoice events over GraphQL over WebSocket, authenticated by
- * the session cookie of the page's own origin. After a dropped connection the subscription starts again from the last
+ * Live updates (README, "The dashboard"): the workspace's events over GraphQL over WebSocket, authenticated by the
+ * session cookie of the page's own origin. After a dropped connection a subscription starts again from the last
  * sequence received (`sinceSequence`), so no change made meanwhile is missed.
  */
 import { print } from '@0no-co/graphql.web';
+import type { TadaDocumentNode } from 'gql.tada';
 import { createClient, type Client } from 'graphql-ws';
 import { graphql, type ResultOf } from './graphql.ts';
 
@@ -19,26 +20,33 @@ export const InvoiceEventsSubscription = graphql(`
 
 export type InvoiceEvent = ResultOf<typeof InvoiceEventsSubscription>['invoiceEvents'];
 
-/** How long to wait before subscribing again after the connection dropped. */
+/** How long to wait before subscribing again after the subscription ended. */
 const RESUBSCRIBE_MS = 1000;
 
 /**
- * Calls `onEvent` for every invoice event from now on, across reconnects; returns the function that stops it.
- * `onReady` is called each time the subscription is (again) in place.
+ * Follows a subscription whose one field is an event with a `sequence` and whose one variable is `$since`: calls
+ * `onEvent` for every event from now on, across reconnects, each time resuming after the last sequence received;
+ * `onReady` each time the connection is (again) in place (a list may read itself again then). Returns the stop.
  */
-export function followInvoiceEvents(onEvent: (e: InvoiceEvent) => void, onReady?: () => void): () => void {
+export function followEvents<F extends string, E extends { sequence: string }>(
+  document: TadaDocumentNode<{ [K in F]: E }, { since?: string | null | undefined }>,
+  field: F,
+  onEvent: (e: E) => void,
+  onReady?: () => void,
+): () => void {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   const ws: Client = createClient({ url, lazy: true, retryAttempts: Number.POSITIVE_INFINITY, on: { connected: () => onReady?.() } });
+  const query = print(document);
   let since: string | null = null;
   let stopped = false;
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const subscribe = () => {
-    unsubscribe = ws.subscribe<ResultOf<typeof InvoiceEventsSubscription>>(
-      { query: print(InvoiceEventsSubscription), variables: { since } },
+    unsubscribe = ws.subscribe<{ [K in F]: E }>(
+      { query, variables: { since } },
       {
         next: (r) => {
-          const e = r.data?.invoiceEvents;
+          const e = r.data?.[field];
           if (!e) return;
           since = e.sequence;
           onEvent(e);
@@ -61,4 +69,9 @@ export function followInvoiceEvents(onEvent: (e: InvoiceEvent) => void, onReady?
     unsubscribe();
     void ws.dispose();
   };
+}
+
+/** Every invoice event of the workspace from now on (created, paid, canceled...), across reconnects. */
+export function followInvoiceEvents(onEvent: (e: InvoiceEvent) => void, onReady?: () => void): () => void {
+  return followEvents(InvoiceEventsSubscription, 'invoiceEvents', onEvent, onReady);
 }

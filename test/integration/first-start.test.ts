@@ -19,6 +19,8 @@ import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { freePort, ROOT, runScript } from '../helpers/process.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { eventually, until } from '../helpers/wait.ts';
+import { launchChromium, openPage, runBrowserTests } from '../helpers/browser.ts';
+import { checkPage } from '../helpers/dashboard.ts';
 
 /** The README's `npm start`, in its own process group (npm runs node through a shell) so the test can stop all of it. */
 class NpmStart {
@@ -360,4 +362,60 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     expect(found.deposit).toMatchObject({ source: 'HISTORY', amount: 27000, matchedInvoiceId: inv.body.data.id });
     expect(server.errorLines()).toEqual([]);
   });
+  it.skipIf(!runBrowserTests)('the tour in the browser: a new merchant signs up in the dashboard and reaches a first paid invoice with the simulated bank, no CLI', async () => {
+    const browser = await launchChromium();
+    const hook = await new Receiver().start();
+    try {
+      const { page, foreign, problems } = await openPage(browser, `${client.baseUrl}/dashboard`, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+      await page.getByRole('button', { name: 'No account yet? Sign up' }).click();
+      await page.getByLabel('Business or your name').fill('Tour shop');
+      await page.getByLabel('E-mail').fill(`tour-${Date.now()}@example.com`);
+      await page.getByLabel('Password').fill('a-long-password-1');
+      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await page.getByRole('heading', { name: 'Get started' }).waitFor();
+      const step = (id: string) => page.locator(`[data-step="${id}"]`);
+      const done = (id: string) => page.locator(`[data-step="${id}"][data-done="true"]`).waitFor();
+      // 1. The account, verified by the 1-won deposit booked in the simulated bank (2.): the merchant's browser alone.
+      const account = step('bank-account');
+      await account.getByLabel('Bank', { exact: true }).selectOption('SHINHAN');
+      await account.getByLabel('Account number').fill('110-555-000111');
+      await account.getByLabel('Account type').selectOption('PERSONAL');
+      await account.getByLabel('Alias').fill('Main');
+      await account.getByRole('button', { name: 'Register', exact: true }).click();
+      await step('bank-account').locator('code.code').waitFor();
+      await step('feed').getByLabel('Aggregator').selectOption('SIMULATED');
+      await step('feed').getByRole('button', { name: 'Connect the history' }).click();
+      await page.getByRole('button', { name: 'Book the 1-won verification deposit in the simulated bank' }).click();
+      await done('bank-account');
+      await done('feed');
+      await page.getByLabel('Company name', { exact: true }).fill('Tour shop');
+      await page.getByLabel('Business registration number').fill('123-45-67890');
+      await page.getByLabel('Representative').fill('Hong Gildong');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await done('business');
+      await page.getByLabel('Key name').fill('tour');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = (await step('api-key').locator('[data-secret]').innerText()).trim();
+      await done('api-key');
+      await page.getByLabel('Webhook URL').fill(hook.url);
+      await page.getByRole('button', { name: 'Register webhook' }).click();
+      await done('webhook');
+      await page.getByLabel('Depositor').fill('최투어');
+      await page.getByLabel('Amount').fill('15000');
+      await page.getByRole('button', { name: 'Create a test invoice' }).click();
+      await page.getByRole('button', { name: 'Book this deposit in the simulated bank' }).click();
+      await done('test-deposit');
+      await checkPage(page, 'first-start-tour-done-en');
+      // The key shown once reads the paid invoice; the webhook heard of the payment.
+      const paid = await client.request('GET', '/v1/invoices?offset=0&limit=10&paid=true', { token: key });
+      expect(paid.body.data.map((i: { customer: { name: string }; amount: number }) => [i.customer.name, i.amount])).toEqual([['최투어', 15_000]]);
+      await hook.waitFor((rs) => rs.some((r) => JSON.stringify(r.json).includes('paid')));
+      expect(foreign).toEqual([]);
+      expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+      expect(server.errorLines()).toEqual([]);
+    } finally {
+      await browser.close();
+      await hook.stop();
+    }
+  }, 120_000);
 });
