@@ -197,4 +197,35 @@ describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
     expect(foreign).toEqual([]);
     await context.close();
   }, 60_000);
+  it('works from the keyboard alone: log in, reach a section by Tab and open it with Enter', async () => {
+    const { page, context, foreign } = await open('en-US');
+    await page.getByRole('heading', { name: 'Bank-transfer dashboard' }).waitFor();
+    /** Tabs until the focused element satisfies `is` (at most 40 presses); its description otherwise. */
+    const tabTo = async (what: string, is: (el: { tag: string; name: string; text: string }) => boolean) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        const el = await page.evaluate(() => {
+          const a = document.activeElement as HTMLElement | null;
+          return { tag: a?.tagName ?? '', name: a?.getAttribute('name') ?? '', text: (a?.textContent ?? '').trim() };
+        });
+        if (is(el)) return;
+      }
+      throw new Error(`Tab never reached ${what}`);
+    };
+    await tabTo('the e-mail field', (el) => el.tag === 'INPUT' && el.name === 'email');
+    await page.keyboard.type(m.email);
+    await tabTo('the password field', (el) => el.tag === 'INPUT' && el.name === 'password');
+    await page.keyboard.type(m.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Get started' }).waitFor();
+    await tabTo('the Deposits link', (el) => el.tag === 'A' && el.text === 'Deposits');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Deposits' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/deposits');
+    // The focus ring is visible where the keyboard is (the style sheet's :focus-visible outline).
+    await tabTo('a control', (el) => el.tag === 'A' || el.tag === 'BUTTON' || el.tag === 'INPUT' || el.tag === 'SELECT');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+    expect(foreign).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
