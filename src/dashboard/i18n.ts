@@ -5,7 +5,7 @@
  */
 export type Lang = 'ko' | 'en';
 
-const WORDS = {
+export const WORDS = {
   title: { ko: '입금 확인 대시보드', en: 'Bank-transfer dashboard' },
   email: { ko: '이메일', en: 'E-mail' },
   password: { ko: '비밀번호', en: 'Password' },
@@ -87,8 +87,9 @@ export const t = (lang: Lang, word: Word): string => WORDS[word][lang];
  * A screen's own words: `const w = dictionary({ save: { ko: '저장', en: 'Save' } })`, then `w(lang, 'save')`. Every word
  * has both languages (the type says so).
  */
-export function dictionary<W extends Record<string, Record<Lang, string>>>(words: W): (lang: Lang, word: keyof W) => string {
-  return (lang, word) => words[word]![lang];
+export function dictionary<W extends Record<string, Record<Lang, string>>>(words: W): ((lang: Lang, word: keyof W) => string) & { words: W } {
+  // The table stays reachable (`w.words`) for the test that every word has both languages, none empty.
+  return Object.assign((lang: Lang, word: keyof W) => words[word]![lang], { words });
 }
 
 /** Won with thousands separators: 1,234,000원 (ko) or ₩1,234,000 (en). */

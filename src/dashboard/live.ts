@@ -6,6 +6,7 @@
 import { print } from '@0no-co/graphql.web';
 import type { TadaDocumentNode } from 'gql.tada';
 import { createClient, type Client } from 'graphql-ws';
+import { useEffect, useRef } from 'preact/hooks';
 import { graphql, type ResultOf } from './graphql.ts';
 
 export const InvoiceEventsSubscription = graphql(`
@@ -74,4 +75,29 @@ export function followEvents<F extends string, E extends { sequence: string }>(
 /** Every invoice event of the workspace from now on (created, paid, canceled...), across reconnects. */
 export function followInvoiceEvents(onEvent: (e: InvoiceEvent) => void, onReady?: () => void): () => void {
   return followEvents(InvoiceEventsSubscription, 'invoiceEvents', onEvent, onReady);
+}
+
+/**
+ * Keeps a query's answer current: `follow` (followInvoiceEvents, or a filter of it) calls back on each change and
+ * each time its subscription is (again) in place, and the query is read again. A read asked for while the query is in
+ * flight (the subscription connecting during the first read, on every page load) waits for that answer instead of
+ * aborting it: the first rows show as soon as the first read answers.
+ */
+export function useRereadOn(follow: (again: () => void) => () => void, refetch: (opts: { requestPolicy: 'network-only' }) => void, fetching: boolean, deps: unknown[] = []): void {
+  const state = useRef({ refetch, fetching, pending: false });
+  state.current.refetch = refetch;
+  state.current.fetching = fetching;
+  useEffect(() => {
+    if (fetching || !state.current.pending) return;
+    state.current.pending = false;
+    refetch({ requestPolicy: 'network-only' });
+  }, [fetching]);
+  useEffect(
+    () =>
+      follow(() => {
+        if (state.current.fetching) state.current.pending = true;
+        else state.current.refetch({ requestPolicy: 'network-only' });
+      }),
+    deps,
+  );
 }

@@ -11,7 +11,7 @@ import { dashboardClient, logIn, logOut, signUp } from './client.ts';
 import { graphql } from './graphql.ts';
 import { keepLang, storedLang, t, type Lang } from './i18n.ts';
 import { navigate, onLink, useLocation } from './router.ts';
-import { SCREENS, screenOf, type Screen, type ScreenProps } from './screens.ts';
+import { loadScreen, SCREENS, screenOf, type Screen, type ScreenProps } from './screens.ts';
 
 const ViewerQuery = graphql(`
   query DashboardViewer {
@@ -156,9 +156,9 @@ function Sections({ lang }: { lang: Lang }) {
     if (!found || loaded.has(found.screen)) return;
     let live = true;
     setLoadError(null);
-    found.screen.load().then(
-      (m) => {
-        loaded.set(found.screen, m.default);
+    loadScreen(found.screen).then(
+      (component) => {
+        loaded.set(found.screen, component);
         if (live) setLoadedCount((n) => n + 1);
       },
       (e: unknown) => live && setLoadError(String(e)),
@@ -190,4 +190,7 @@ function Sections({ lang }: { lang: Lang }) {
 }
 
 document.documentElement.lang = storedLang();
+// The address's screen starts loading now, while the shell asks who is signed in (it may show the log-in form first).
+const first = screenOf(location.pathname.replace(/\/+$/, '') || '/dashboard');
+if (first) loadScreen(first.screen).catch(() => {});
 render(<App />, document.getElementById('app')!);

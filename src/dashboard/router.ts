@@ -3,6 +3,7 @@
  * re-renders on every change (a link, the browser's back and forward).
  */
 import { useEffect, useState } from 'preact/hooks';
+import { pathOf } from './routes.ts';
 
 const CHANGED = 'dashboard:navigate';
 
@@ -26,7 +27,7 @@ export function useLocation(): { path: string; search: URLSearchParams } {
       removeEventListener(CHANGED, changed);
     };
   }, []);
-  return { path: location.pathname.replace(/\/+$/, '') || '/dashboard', search: new URLSearchParams(location.search) };
+  return { path: pathOf(location.pathname), search: new URLSearchParams(location.search) };
 }
 
 /** A link's click handler for in-app navigation (a modified click still opens a new tab, as links do). */

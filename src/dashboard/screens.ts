@@ -4,6 +4,7 @@
  */
 import type { ComponentType } from 'preact';
 import type { Lang, Word } from './i18n.ts';
+import { routeOf } from './routes.ts';
 
 export interface ScreenProps {
   lang: Lang;
@@ -28,12 +29,21 @@ export const SCREENS: readonly Screen[] = [
 ];
 
 /** The screen a path shows (the longest screen path it is, or is below), and the path below it; null: no such screen. */
-export function screenOf(path: string): { screen: Screen; rest: string } | null {
-  let best: Screen | null = null;
-  for (const s of SCREENS) if ((path === s.path || path.startsWith(`${s.path}/`)) && (!best || s.path.length > best.path.length)) best = s;
-  if (!best) return null;
-  const rest = path.slice(best.path.length);
-  // /dashboard/<unknown> is not the home screen.
-  if (best.path === '/dashboard' && rest !== '') return null;
-  return { screen: best, rest };
+export const screenOf = (path: string) => routeOf(SCREENS, path);
+
+const loading = new Map<Screen, Promise<ComponentType<ScreenProps>>>();
+
+/**
+ * The screen's component, its chunk loaded once. The shell asks for the address's screen at start, alongside its first
+ * GraphQL request, so that the screen's own query is not held back by two round trips in a row.
+ */
+export function loadScreen(screen: Screen): Promise<ComponentType<ScreenProps>> {
+  let p = loading.get(screen);
+  if (!p) {
+    p = screen.load().then((m) => m.default);
+    // A chunk that failed to load (the network dropped) is asked for again next time.
+    p.catch(() => loading.delete(screen));
+    loading.set(screen, p);
+  }
+  return p;
 }

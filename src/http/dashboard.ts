@@ -17,7 +17,8 @@ const ASSET_TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-
 export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-const SECURITY_HEADERS = { 'content-security-policy': DASHBOARD_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+/** X-Frame-Options says what frame-ancestors says, for browsers that predate it. */
+const SECURITY_HEADERS = { 'content-security-policy': DASHBOARD_CSP, 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
 
 const PAGE = `<!doctype html>
 <html lang="ko">

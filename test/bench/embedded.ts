@@ -48,7 +48,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The issue's goals for the embedded default. */
 export const EMBEDDED_GOALS = { startNewS: 3, startExistingS: 1, rssIdleMb: 250, rssLoadMb: 350, createsPerS: 600, depositsPerS: 600, p99Ms: 100, atConcurrency: 32 };
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -74,7 +74,7 @@ function healthz(port: number): Promise<boolean> {
 const WRAPPERS = /^(npm|npm .*|sh|bash|dash)$/;
 
 /** `npm start` (or the start script's command) as a child process in its own process group. */
-class Service {
+export class Service {
   child!: ChildProcess;
   out = '';
   constructor(

@@ -29,6 +29,9 @@
  *  4. `--only embedded` (embedded.ts) and 5. `--only rate` (rate.ts), run only when named: the real `npm start` on a fresh
  *     DATA_DIR (start-up, memory, creates and deposits beside a raw baseline on the same embedded database), and the
  *     deposit rate one app instance on PostgreSQL sustains (open-loop sweep, CPU per deposit against raw).
+ *  6. `--only dashboard` (dashboard.ts), run only when named: the dashboard's invoice list in Chromium with 1,000,000
+ *     invoices (`--db embedded|postgres|both`, `--invoices N`, `--runs N`, `--keep`), beside its list query by fetch and
+ *     a static page.
  *
  * PostgreSQL at BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test): scratch databases are created
  * next to it and dropped after each scenario (also on Ctrl-C); Redis at BENCH_REDIS_URL (default
@@ -63,6 +66,7 @@ import { scenarioLists } from './lists.ts';
 import { sign } from '../../src/domain/webhooks/signing.ts';
 import { scenarioEmbedded, type BenchContext } from './embedded.ts';
 import { scenarioRate } from './rate.ts';
+import { scenarioDashboard } from './dashboard.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -76,8 +80,8 @@ const CONCURRENCY = Number(option('concurrency') ?? 16);
 const POOL = Number(option('pool') ?? 10);
 const ONLY = option('only');
 const SCENARIOS = ['create', 'match', 'events'];
-/** Run only when asked for (`--only lists|embedded|rate`): each takes minutes (lists seeds 2.2 million rows) and measures something else. */
-const OPT_IN = ['lists', 'embedded', 'rate'];
+/** Run only when asked for (`--only lists|embedded|rate|dashboard`): each takes minutes (lists seeds 2.2 million rows, dashboard 1 million) and measures something else. */
+const OPT_IN = ['lists', 'embedded', 'rate', 'dashboard'];
 if (ONLY && !SCENARIOS.includes(ONLY) && !OPT_IN.includes(ONLY)) throw new Error(`--only takes one of ${[...SCENARIOS, ...OPT_IN].join(', ')}`);
 const runs = (name: string) => (OPT_IN.includes(name) ? ONLY === name : !ONLY || ONLY === name);
 const SIZES = (option('sizes') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
@@ -723,6 +727,7 @@ try {
   const ctx: BenchContext = { quick, option, log, step, cleanups, fail: (m) => ((failed = true), console.error(`  ! ${m}`)) };
   if (runs('embedded')) await scenarioEmbedded(ctx).finally(cleanup);
   if (runs('rate')) await scenarioRate(ctx, { baseUrl: BASE, poolSize: POOL }).finally(cleanup);
+  if (runs('dashboard')) await scenarioDashboard(ctx, { base: BASE }).finally(cleanup);
 } catch (e) {
   failed = true;
   console.error(e);

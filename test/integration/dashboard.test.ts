@@ -30,7 +30,7 @@ describe('the dashboard over HTTP', () => {
   it('every path under /dashboard is the one page, linking only its own assets, under a policy of this origin only', async () => {
     for (const path of ['/dashboard', '/dashboard/invoices', '/dashboard/anything/below']) {
       const res = await fetch(`${t.url}${path}`);
-      expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy')]).toEqual([path, 200, 'text/html; charset=utf-8', DASHBOARD_CSP]);
+      expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy'), res.headers.get('x-frame-options')]).toEqual([path, 200, 'text/html; charset=utf-8', DASHBOARD_CSP, 'DENY']);
       const html = await res.text();
       expect(html).not.toMatch(/https?:\/\/|<script>|style=/);
       expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1]).sort()).toEqual(['/dashboard/assets/app.css', '/dashboard/assets/app.js']);
@@ -186,14 +186,19 @@ describe.skipIf(!runBrowserTests)('the dashboard in Chromium', () => {
     // Another tab logs out: the session ends on the server (the cookie jar is shared, as a browser's is).
     const out = await context.request.delete(`${t.url}/dashboard/session`, { headers: { origin: t.url } });
     expect(out.status()).toBe(204);
-    await page.getByRole('link', { name: 'Deposits' }).click();
-    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    // The next step: a click on Deposits, unless the open list's live subscription, refused on its next connection,
+    // already brought the log-in form back (either is the session's end seen at once).
+    const logInButton = page.getByRole('button', { name: 'Log in' });
+    if (!(await logInButton.isVisible())) await page.getByRole('link', { name: 'Deposits' }).click({ timeout: 5_000 }).catch(() => {});
+    await logInButton.waitFor();
     expect(await page.getByRole('heading', { name: 'Deposits' }).count()).toBe(0);
-    // Logging in again brings the screen back where the address says.
+    // Logging in again brings back the screen the address names (Deposits after the click, Invoices if the form came
+    // back before it).
+    const screen = new URL(page.url()).pathname === '/dashboard/deposits' ? 'Deposits' : 'Invoices';
     await page.getByLabel('E-mail').fill(m.email);
     await page.getByLabel('Password').fill(m.password);
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Deposits' }).waitFor();
+    await page.getByRole('heading', { name: screen }).waitFor();
     expect(foreign).toEqual([]);
     await context.close();
   }, 60_000);

@@ -10,7 +10,7 @@ import { asRaw, inTransaction, type Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { addHistory } from '../invoices/history.ts';
 import { loadInvoiceFor } from '../invoices/invoices.ts';
-import { createReceipt, registerInline } from './registration.ts';
+import { createReceipt, lockInvoiceLiveReceipt, registerInline } from './registration.ts';
 import { parseIssueRequest } from './requests.ts';
 import { splitVat } from './vat.ts';
 
@@ -30,16 +30,10 @@ export async function issueInvoiceCashReceipt(deps: Deps, principal: Principal |
   if (!business) throw new DomainError('BUSINESS_INFO_NOT_REGISTERED');
   const receipt = await inTransaction(deps, async (tx) => {
     const q = asRaw(tx);
-    // The invoice's row lock orders two issues for one invoice (and a concurrent payment's auto-issue): the second
-    // sees the first's receipt.
-    const [state] = await q<{ status: string; existingId: string | null }>(
-      `SELECT status::text AS status,
-              (SELECT id FROM "CashReceipt" WHERE "relatedInvoiceId" = $1 AND kind = 'ORIGINAL' AND status IN ('PENDING', 'ISSUED') LIMIT 1) AS "existingId"
-         FROM "Invoice" WHERE id = $1 FOR UPDATE`,
-      [invoice.id],
-    );
-    if (state?.status !== 'PAID') throw new DomainError('INVOICE_RECEIPT_NOT_ISSUABLE', { data: { reason: 'NOT_PAID' } });
-    if (state.existingId) throw new DomainError('INVOICE_RECEIPT_NOT_ISSUABLE', { data: { reason: 'RECEIPT_EXISTS', cashReceiptId: state.existingId } });
+    // The invoice's row lock orders two issues for one invoice (and a reissue of its failed receipt).
+    const { status, liveReceiptId } = await lockInvoiceLiveReceipt(q, invoice.id);
+    if (status !== 'PAID') throw new DomainError('INVOICE_RECEIPT_NOT_ISSUABLE', { data: { reason: 'NOT_PAID' } });
+    if (liveReceiptId) throw new DomainError('INVOICE_RECEIPT_NOT_ISSUABLE', { data: { reason: 'RECEIPT_EXISTS', cashReceiptId: liveReceiptId } });
     const now = deps.clock.now();
     const created = await createReceipt(
       q,

@@ -7,7 +7,7 @@ import { inTransaction, type Deps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { identifierFits, type CashReceiptTypeName } from './identifier.ts';
 import { loadReceiptFor } from './reads.ts';
-import { createReceipt, registerInline } from './registration.ts';
+import { createReceipt, lockInvoiceLiveReceipt, registerInline } from './registration.ts';
 import { parseReissueRequest, type ReissueRequest } from './requests.ts';
 import { splitVat } from './vat.ts';
 
@@ -40,6 +40,11 @@ export async function reissueCashReceipt(deps: Deps, principal: Principal | null
     const now = deps.clock.now();
     if (original.kind !== 'ORIGINAL' || original.status !== 'FAILED' || original.reissuedToId) {
       throw new DomainError('RECEIPT_NOT_REISSUABLE', { data: { status: original.status, reissuedToId: original.reissuedToId } });
+    }
+    // One live receipt per invoice: one issued for the invoice since (issueInvoiceCashReceipt) leaves no room for this.
+    if (original.relatedInvoiceId) {
+      const { liveReceiptId } = await lockInvoiceLiveReceipt(tx, original.relatedInvoiceId);
+      if (liveReceiptId) throw new DomainError('RECEIPT_NOT_REISSUABLE', { data: { status: original.status, reissuedToId: original.reissuedToId, liveReceiptId } });
     }
     const created = await createReceipt(
       tx,

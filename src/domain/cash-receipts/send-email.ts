@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import { assertCanWrite, requirePrincipal } from '../auth/rules.ts';
 import type { CashReceipt } from '../../generated/prisma/client.ts';
 import { inTransaction, type Deps } from '../deps.ts';
-import { enqueueEmail } from '../email/email.ts';
+import { enqueueEmail, won } from '../email/email.ts';
 import { DomainError } from '../errors.ts';
 import { AgencyError } from './agency.ts';
 import { assertReceiptId, loadReceiptFor } from './reads.ts';
@@ -25,7 +25,6 @@ export async function sendCashReceiptEmail(deps: Deps, principal: Principal | nu
   }
 }
 
-const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 
 /** The receipt e-mail a buyer gets: the amount with its supply cost and VAT, the kind, the confirmation number. */
 function receiptEmailText(r: CashReceipt): { subject: string; text: string } {

@@ -49,7 +49,8 @@ export function emailInsertCtes(s: SqlParams, m: QueuedEmail, opts: { name: stri
   return { sql, id };
 }
 
-const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
+/** An amount as the e-mails write it: 12,000원. */
+export const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 
 /** The buyer's "payment received" e-mail, sent on a deposit match when the workspace enabled it (never on mark-as-paid). */
 export function paidEmail(args: { workspaceName: string; customerName: string; amount: number; invoiceNumber: number; paidAt: string }): Omit<OutgoingEmail, 'to'> {

@@ -5,7 +5,7 @@
 import type { BankAccount, Invoice } from '../../generated/prisma/client.ts';
 import { findBankProvider } from '../bank-accounts/bank-providers.ts';
 import type { Tx } from '../deps.ts';
-import { enqueueEmail } from '../email/email.ts';
+import { enqueueEmail, won } from '../email/email.ts';
 import { addHistory } from './invoices.ts';
 
 /** Verified, active accounts an invoice can be paid to (empty list = every such account of the workspace). */
@@ -22,7 +22,6 @@ export async function usableReceivingAccounts(tx: Tx, workspaceId: string, bankA
   });
 }
 
-const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 const kst = (d: Date) => new Date(d.getTime() + 9 * 3_600_000).toISOString().replace('T', ' ').slice(0, 16) + ' (KST)';
 
 /** The guide's subject and text. */

@@ -150,7 +150,8 @@ export async function seedLists(databaseUrl: string, t: ListsSeedTarget): Promis
       [t.workspaceId, t.bankAccountId, JSON.stringify(t.bankAccountSnapshot), t.bankAccountNumber.replace(/-/g, ''), t.deposits],
     );
     const rest = Math.max(0, t.deposits - (matched.rowCount ?? 0));
-    await c.query(
+    // (Skipped when none are left: the spread over the days divides by their number.)
+    if (rest > 0) await c.query(
       `INSERT INTO "Transaction" (id, "workspaceId", "bankAccountId", "bankAccountSnapshot", "notificationId", amount, description, "searchText",
            hidden, verification, "receivedAt", "createdAt", "updatedAt")
        SELECT 'trx_' || substr(md5('u:' || g::text), 1, 24), $1, $2, $3::jsonb, 'seed-u-' || g, ${amount('g + 5000000')}, x.name,
@@ -163,7 +164,7 @@ export async function seedLists(databaseUrl: string, t: ListsSeedTarget): Promis
 
     // ── receipts: originals, and a full cancellation of each revoked one ──
     const originals = Math.round(t.receipts / 1.1);
-    await c.query(
+    if (originals > 0) await c.query(
       `INSERT INTO "CashReceipt" (id, "workspaceId", "issuerId", status, kind, "corpNum", type, identifier, amount, "supplyCost", tax,
            "canceledAmount", "remainingAmount", "ntsConfirmNum", "ntsResultCode", "agencyKey", "failureReason", "searchText",
            "issuedAt", "confirmedAt", "revokedAt", "updatedAt")

@@ -4,19 +4,19 @@
  * texts no parser understood (/texts) and the account-history feeds (/feeds).
  */
 import { useMutation, useQuery } from '@urql/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { graphql, type VariablesOf } from '../../graphql.ts';
+import { useState } from 'preact/hooks';
+import { graphql } from '../../graphql.ts';
 import { kst, t, won, type Lang } from '../../i18n.ts';
 import { navigate, onLink, useLocation } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { ErrorNote, PAGE_SIZE, Pager, refusalOf, type Refusal } from '../../ui.tsx';
+import { ErrorNote, PAGE_SIZE, Pager, refusalOf } from '../../ui.tsx';
 import { AccountsQuery, accountLabel } from './accounts.ts';
 import BankTexts from './bank-texts.tsx';
 import Feeds from './feeds.tsx';
+import { BASE, filterOf, listAddress, reasonOf, SOURCES, unmatchRefusal } from './filters.ts';
+import { useRereadOn } from '../../live.ts';
 import { followDepositsReceived } from './live-deposits.ts';
-import { fill, w } from './words.ts';
-
-const BASE = '/dashboard/deposits';
+import { w } from './words.ts';
 
 const DepositsQuery = graphql(`
   query DashboardDeposits($offset: Int!, $limit: Int!, $filter: TransactionFilter) {
@@ -64,57 +64,6 @@ const HideMutation = graphql(`
     }
   }
 `);
-
-type Filter = NonNullable<VariablesOf<typeof DepositsQuery>['filter']>;
-type Source = NonNullable<Filter['source']>;
-const SOURCES: readonly Source[] = ['NOTIFICATION', 'TEXT', 'HISTORY'];
-
-/**
- * The list's filter and page as the address holds them (the API's own names: matched, hidden, bankAccountId,
- * dateAfter, dateBefore, search, amount, source, offset). The default list leaves hidden deposits out (hidden=false);
- * `hidden=all` shows both. An amount that is not a whole number is a problem to show, not a query to send.
- */
-export function filterOf(params: URLSearchParams): { filter: Filter; offset: number; problem: 'badAmount' | null } {
-  const filter: Filter = {};
-  const flag = (name: 'matched' | 'hidden') => params.get(name);
-  if (flag('matched') === 'true' || flag('matched') === 'false') filter.matched = flag('matched') === 'true';
-  const hidden = flag('hidden');
-  if (hidden !== 'all') filter.hidden = hidden === 'true';
-  for (const name of ['bankAccountId', 'dateAfter', 'dateBefore', 'search'] as const) {
-    const value = params.get(name)?.trim();
-    if (value) filter[name] = value;
-  }
-  const source = params.get('source');
-  if (source && (SOURCES as readonly string[]).includes(source)) filter.source = source as Source;
-  let problem: 'badAmount' | null = null;
-  const amount = params.get('amount')?.trim();
-  if (amount) {
-    if (/^\d{1,15}$/.test(amount) && Number(amount) > 0) filter.amount = Number(amount);
-    else problem = 'badAmount';
-  }
-  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0));
-  return { filter, offset, problem };
-}
-
-/** The address of the list with `params` (empty values left out). */
-function listAddress(params: URLSearchParams): string {
-  const kept = new URLSearchParams([...params].filter(([, v]) => v !== ''));
-  const qs = kept.toString();
-  return qs ? `${BASE}?${qs}` : BASE;
-}
-
-/** Why an unmatched deposit stayed so, in words (the match note's reason), or nothing when it names none. */
-function reasonOf(lang: Lang, note: unknown): string {
-  const reason = (note as { reason?: unknown } | null)?.reason;
-  return reason === 'AMBIGUOUS' || reason === 'TOO_MANY_CANDIDATES' || reason === 'ALREADY_PAID' ? t(lang, reason) : '';
-}
-
-/** An un-match refusal in words: INVOICE_ALREADY_EXISTS names the pending invoice in the way, and what to do. */
-function unmatchRefusal(lang: Lang, refusal: Refusal, data: unknown): string {
-  const number = (data as { number?: unknown } | null)?.number;
-  if (refusal.code === 'INVOICE_ALREADY_EXISTS' && number != null) return `${fill(w(lang, 'unmatchConflict'), { number: String(number) })} (${refusal.code})`;
-  return `${refusal.message} (${refusal.code})`;
-}
 
 /** One <select> of the filter form: its options, the address's value selected (uncontrolled: typing is never undone). */
 function Choice({ label, name, current, options }: { label: string; name: string; current: string; options: readonly (readonly [string, string])[] }) {
@@ -206,12 +155,7 @@ function DepositList({ lang }: { lang: Lang }) {
   const [done, setDone] = useState<string | null>(null);
   // A deposit stored anywhere (bank notification, text, history) reads the page shown again: one subscription for the
   // list's lifetime, whatever filter or page it shows.
-  const reread = useRef(refetch);
-  reread.current = refetch;
-  useEffect(() => {
-    const again = () => reread.current({ requestPolicy: 'network-only' });
-    return followDepositsReceived(again, again);
-  }, []);
+  useRereadOn((again) => followDepositsReceived(again, again), refetch, fetching);
   const after = (message: string | null, failure: string | null) => {
     setDone(message);
     setError(failure);

@@ -8,6 +8,7 @@ import { graphql, type ResultOf } from '../../graphql.ts';
 import { kst, t, type Lang } from '../../i18n.ts';
 import { ErrorNote, refusalOf, SecretOnce, type Refusal } from '../../ui.tsx';
 import { ConfirmDelete } from './confirm-delete.tsx';
+import { expiryAfterKstDay, keyStateOf } from './keys.ts';
 import { w } from './words.ts';
 
 const ApiKeysQuery = graphql(`
@@ -35,24 +36,7 @@ const DeleteApiKey = graphql(`
   }
 `);
 
-type Key = ResultOf<typeof ApiKeysQuery>['apiKeys'][number];
 type Account = ResultOf<typeof ApiKeysQuery>['bankAccounts'][number];
-
-/**
- * The instant a key chosen to be usable through `date` (a Korean date, YYYY-MM-DD) stops working: the next midnight in
- * KST. Null for a malformed date.
- */
-export function expiryAfterKstDay(date: string): string | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
-  const start = Date.parse(`${date}T00:00:00+09:00`);
-  return Number.isNaN(start) ? null : new Date(start + 24 * 3600_000).toISOString();
-}
-
-function stateOf(key: Key, now: number): 'active' | 'disabled' | 'expired' {
-  if (key.disabledAt) return 'disabled';
-  if (key.expiresAt && Date.parse(key.expiresAt) <= now) return 'expired';
-  return 'active';
-}
 
 const accountName = (a: Account) => `${a.alias || a.provider} (${a.number})`;
 
@@ -181,7 +165,7 @@ export function ApiKeys({ lang }: { lang: Lang }) {
           </thead>
           <tbody>
             {data.apiKeys.map((k) => {
-              const state = stateOf(k, now);
+              const state = keyStateOf(k, now);
               return (
                 <tr key={k.id} data-api-key-id={k.id}>
                   <th scope="row">{k.name}</th>

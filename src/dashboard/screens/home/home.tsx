@@ -16,6 +16,7 @@ import { onLink } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { ErrorNote, refusalOf, SecretOnce, type Refusal } from '../../ui.tsx';
 import { RegisterBankAccount, VERIFICATION_POLL_MS, VerificationWatch, type Registration } from './bank-account-step.tsx';
+import { allDone, doneSteps, watchesDeposits } from './steps.ts';
 import { w } from './words.ts';
 
 const OnboardingQuery = graphql(`
@@ -81,18 +82,6 @@ const InvoiceMutation = graphql(`
   }
 `);
 
-/** Each step's done state, from the API's. */
-function doneSteps(d: Onboarding) {
-  return {
-    bankAccount: d.bankAccounts.some((a) => a.verifiedAt),
-    feed: d.historyFeeds.length > 0 || d.bankTexts.length > 0,
-    business: d.viewer.workspace.businessInfo !== null,
-    apiKey: d.apiKeys.length > 0,
-    webhook: d.webhooks.length > 0,
-    paid: d.paid.totalItems > 0,
-  };
-}
-
 export default function Screen({ lang }: ScreenProps) {
   const [state, reread] = useQuery({ query: OnboardingQuery, requestPolicy: 'network-only' });
   // The notification token as registering answered it: shown in the bank-text set-up for this visit only.
@@ -102,7 +91,7 @@ export default function Screen({ lang }: ScreenProps) {
   const done = d ? doneSteps(d) : null;
 
   // The deposit-fed steps complete from outside: read again while one is open.
-  const watching = !!done && !!d && d.bankAccounts.length > 0 && (!done.bankAccount || !done.feed);
+  const watching = !!done && !!d && watchesDeposits(d, done);
   useEffect(() => {
     if (!watching) return;
     const timer = setInterval(refresh, VERIFICATION_POLL_MS);
@@ -119,7 +108,7 @@ export default function Screen({ lang }: ScreenProps) {
       </section>
     );
   }
-  const all = Object.values(done).every(Boolean);
+  const all = allDone(done);
   return (
     <section aria-labelledby="screen-title" class="onboarding">
       <h2 id="screen-title">{t(lang, 'home')}</h2>

@@ -8,7 +8,8 @@ import { useState } from 'preact/hooks';
 import { graphql, type VariablesOf } from '../../graphql.ts';
 import { t, type Lang } from '../../i18n.ts';
 import { navigate, onLink } from '../../router.ts';
-import { AccountsField, BankAccountsQuery, CashReceiptFields, cashReceiptOf, INVOICES_PATH, invoicePath, invoiceRefusalOf, optionalText, RefusalNote, type InvoiceRefusal } from './parts.tsx';
+import { cashReceiptOf, optionalText } from './form.ts';
+import { AccountsField, BankAccountsQuery, CashReceiptFields, INVOICES_PATH, invoicePath, invoiceRefusalOf, RefusalNote, type InvoiceRefusal } from './parts.tsx';
 import { w } from './words.ts';
 
 const CreateInvoiceMutation = graphql(`

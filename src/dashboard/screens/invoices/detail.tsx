@@ -6,10 +6,10 @@
  */
 import { useMutation, useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { graphql, type ResultOf } from '../../graphql.ts';
 import { kst, t, won, type Lang } from '../../i18n.ts';
-import { followInvoiceEvents } from '../../live.ts';
+import { followInvoiceEvents, useRereadOn } from '../../live.ts';
 import { onLink } from '../../router.ts';
 import { EditInvoice } from './edit.tsx';
 import { accountName, BankAccountsQuery, INVOICES_PATH, invoiceRefusalOf, RefusalNote, type InvoiceRefusal } from './parts.tsx';
@@ -168,12 +168,7 @@ export function InvoiceDetail({ lang, id }: { lang: Lang; id: string }) {
   const [saved, setSaved] = useState(false);
   // Live: an event of this invoice (paid by a deposit, changed elsewhere) reads it again, and so does every
   // (re)connection, for what changed before the subscription was in place.
-  const reread = useRef(refetch);
-  reread.current = refetch;
-  useEffect(() => {
-    const again = () => reread.current({ requestPolicy: 'network-only' });
-    return followInvoiceEvents((e) => e.invoice.id === id && again(), again);
-  }, [id]);
+  useRereadOn((again) => followInvoiceEvents((e) => e.invoice.id === id && again(), again), refetch, result.fetching, [id]);
   const refusal = invoiceRefusalOf(result, 'invoice');
   const invoice = refusal ? undefined : result.data?.invoice;
   const receipts = result.data?.cashReceiptPage.items ?? [];

@@ -5,9 +5,10 @@
  */
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { graphql, type VariablesOf } from '../../graphql.ts';
-import { kst, t, type Lang } from '../../i18n.ts';
-import { AccountsField, CashReceiptFields, cashReceiptOf, invoiceRefusalOf, optionalText, RefusalNote, type BankAccountRow, type InvoiceRefusal } from './parts.tsx';
+import { graphql } from '../../graphql.ts';
+import { t, type Lang } from '../../i18n.ts';
+import { changesOf, toKstLocal, type Editable } from './form.ts';
+import { AccountsField, CashReceiptFields, invoiceRefusalOf, RefusalNote, type BankAccountRow, type InvoiceRefusal } from './parts.tsx';
 import { w } from './words.ts';
 
 const UpdateInvoiceMutation = graphql(`
@@ -19,53 +20,6 @@ const UpdateInvoiceMutation = graphql(`
     }
   }
 `);
-
-type UpdateInput = VariablesOf<typeof UpdateInvoiceMutation>['input'];
-
-/** The invoice as the form starts from. */
-export interface Editable {
-  id: string;
-  amount: number;
-  bankAccountIds: readonly string[];
-  expiresAt: string | null;
-  customer: { name: string; email: string | null; phoneNumber: string | null };
-  cashReceipt: { type: string; identifier: string } | null;
-}
-
-/** A KST wall-clock time typed in a datetime-local field ('2026-11-26T15:04') as an instant. */
-const fromKst = (local: string) => new Date(`${local}:00+09:00`).toISOString();
-const toKstLocal = (iso: string) => kst(iso).replace(' ', 'T');
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
-
-/** What the form changes of the invoice (UpdateInvoiceInput): the fields whose value differs, nothing else. */
-export function changesOf(invoice: Editable, form: FormData): UpdateInput {
-  const input: UpdateInput = {};
-  const customer: NonNullable<UpdateInput['customer']> = {};
-  const name = String(form.get('name') ?? '').trim();
-  if (name !== invoice.customer.name) customer.name = name;
-  const email = optionalText(form, 'email');
-  if (email !== invoice.customer.email) customer.email = email;
-  const phone = optionalText(form, 'phoneNumber')?.replace(/-/g, '') ?? null;
-  if (phone !== invoice.customer.phoneNumber) customer.phoneNumber = phone;
-  if (Object.keys(customer).length) input.customer = customer;
-  const amount = Number(form.get('amount'));
-  if (amount !== invoice.amount) input.amount = amount;
-  const accounts = form.getAll('bankAccountIds').map(String);
-  if (!sameSet(accounts, invoice.bankAccountIds)) input.bankAccountIds = accounts;
-  const extendDays = optionalText(form, 'extendDays');
-  if (form.get('removeExpiry') === 'on') {
-    if (invoice.expiresAt) input.expiresAt = null;
-  } else if (extendDays) {
-    input.extendDays = Number(extendDays);
-  } else {
-    const expiresAt = optionalText(form, 'expiresAt');
-    if (expiresAt && expiresAt !== (invoice.expiresAt && toKstLocal(invoice.expiresAt))) input.expiresAt = fromKst(expiresAt);
-  }
-  const receipt = cashReceiptOf(form);
-  if (receipt?.type !== invoice.cashReceipt?.type || receipt?.identifier !== invoice.cashReceipt?.identifier) input.cashReceipt = receipt;
-  if (form.get('resendGuideEmail') === 'on') input.resendGuideEmail = true;
-  return input;
-}
 
 export function EditInvoice({ lang, invoice, accounts, onDone, onClose }: { lang: Lang; invoice: Editable; accounts: readonly BankAccountRow[]; onDone: () => void; onClose: () => void }) {
   const [{ fetching }, update] = useMutation(UpdateInvoiceMutation);

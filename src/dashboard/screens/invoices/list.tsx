@@ -4,12 +4,12 @@
  * under the REST names (a reload, back and forward keep them), and live.
  */
 import { useQuery } from '@urql/preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { graphql, type VariablesOf } from '../../graphql.ts';
+import { graphql } from '../../graphql.ts';
 import { kst, t, won, type Lang } from '../../i18n.ts';
-import { followInvoiceEvents } from '../../live.ts';
+import { followInvoiceEvents, useRereadOn } from '../../live.ts';
 import { navigate, onLink } from '../../router.ts';
 import { PAGE_SIZE, Pager } from '../../ui.tsx';
+import { filterOf, flag, listStateOf, narrowed, queryOf, STATUSES, type ListState, type Status } from './filters.ts';
 import { INVOICES_PATH, invoicePath, invoiceRefusalOf, RefusalNote } from './parts.tsx';
 import { w } from './words.ts';
 
@@ -21,72 +21,6 @@ const InvoicesQuery = graphql(`
     }
   }
 `);
-
-type InvoiceFilter = NonNullable<VariablesOf<typeof InvoicesQuery>['filter']>;
-type Status = NonNullable<InvoiceFilter['statuses']>[number];
-const STATUSES: readonly Status[] = ['PENDING', 'EXPIRED', 'PAID', 'CANCELED'];
-
-/** The list's filters and page, as the address's query string holds them. */
-export interface ListState {
-  search: string;
-  statuses: Status[];
-  paid: boolean | null;
-  expired: boolean | null;
-  dateAfter: string;
-  dateBefore: string;
-  hideCanceled: boolean;
-  offset: number;
-}
-
-const flag = (v: string | null): boolean | null => (v === 'true' ? true : v === 'false' ? false : null);
-
-/**
- * The state a query string names (REST names: search, status=PENDING,EXPIRED, paid, expired, dateAfter, dateBefore,
- * includeCanceled=false, offset). Dates go to the API as typed, which refuses a malformed one in words.
- */
-export function listStateOf(q: URLSearchParams): ListState {
-  const offset = Number(q.get('offset') ?? '0');
-  return {
-    search: q.get('search') ?? '',
-    statuses: (q.get('status') ?? '').split(',').filter((s): s is Status => (STATUSES as readonly string[]).includes(s)),
-    paid: flag(q.get('paid')),
-    expired: flag(q.get('expired')),
-    dateAfter: q.get('dateAfter') ?? '',
-    dateBefore: q.get('dateBefore') ?? '',
-    hideCanceled: q.get('includeCanceled') === 'false',
-    offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
-  };
-}
-
-/** The query string of a state: only what narrows the list. */
-export function queryOf(s: ListState): string {
-  const q = new URLSearchParams();
-  if (s.search) q.set('search', s.search);
-  if (s.statuses.length) q.set('status', s.statuses.join(','));
-  if (s.paid !== null) q.set('paid', String(s.paid));
-  if (s.expired !== null) q.set('expired', String(s.expired));
-  if (s.dateAfter) q.set('dateAfter', s.dateAfter);
-  if (s.dateBefore) q.set('dateBefore', s.dateBefore);
-  if (s.hideCanceled) q.set('includeCanceled', 'false');
-  if (s.offset) q.set('offset', String(s.offset));
-  const text = q.toString();
-  return text ? `?${text}` : '';
-}
-
-/** The GraphQL filter of a state (invoicePage reads it as GET /v1/invoices and /v2/invoices read theirs). */
-function filterOf(s: ListState): InvoiceFilter {
-  return {
-    search: s.search || null,
-    statuses: s.statuses.length ? s.statuses : null,
-    paid: s.paid,
-    expired: s.expired,
-    dateAfter: s.dateAfter || null,
-    dateBefore: s.dateBefore || null,
-    includeCanceled: !s.hideCanceled,
-  };
-}
-
-const narrowed = (s: ListState) => queryOf({ ...s, offset: 0 }) !== '';
 
 function FlagSelect({ label, name, value, yes, no, any }: { label: string; name: string; value: boolean | null; yes: string; no: string; any: string }) {
   return (
@@ -165,13 +99,8 @@ export function InvoiceList({ lang, search }: { lang: Lang; search: URLSearchPar
   const { data, fetching } = result;
   // A change of any invoice (created, paid, canceled...) reads the page shown again: what the list shows is never
   // stale. One subscription for the list's lifetime, whichever page and filters it shows.
-  const reread = useRef(refetch);
-  reread.current = refetch;
-  useEffect(() => {
-    const again = () => reread.current({ requestPolicy: 'network-only' });
-    // Connected (again): read the page once more, for what changed before the subscription was in place.
-    return followInvoiceEvents(again, again);
-  }, []);
+  // Connected (again): read the page once more, for what changed before the subscription was in place.
+  useRereadOn((again) => followInvoiceEvents(again, again), refetch, fetching);
   const refusal = invoiceRefusalOf(result, 'invoicePage');
   const page = refusal ? undefined : data?.invoicePage;
   return (

@@ -82,21 +82,6 @@ export function AccountsField({ lang, accounts, chosen }: { lang: Lang; accounts
   );
 }
 
-/** The text of an optional form field: null when left empty. */
-export function optionalText(form: FormData, name: string): string | null {
-  const value = String(form.get(name) ?? '').trim();
-  return value === '' ? null : value;
-}
-
-type CashReceiptType = 'PERSONAL' | 'CORPORATE';
-
-/** The cash-receipt kind and number of a form (both or neither), as the create and edit forms send them. */
-export function cashReceiptOf(form: FormData): { type: CashReceiptType; identifier: string } | null {
-  const type = String(form.get('cashReceiptType') ?? '');
-  if (type !== 'PERSONAL' && type !== 'CORPORATE') return null;
-  return { type, identifier: String(form.get('cashReceiptIdentifier') ?? '').replace(/[\s-]/g, '') };
-}
-
 /** The cash receipt's kind and number; the number is asked for only when a kind is chosen. */
 export function CashReceiptFields({ lang, type, identifier }: { lang: Lang; type: string | null; identifier: string | null }) {
   const [chosen, setChosen] = useState(type ?? '');

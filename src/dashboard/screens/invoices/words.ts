@@ -114,7 +114,7 @@ export const w = dictionary({
 });
 
 /** The refusals these screens meet, in words; another code shows the API's own message. */
-const REFUSALS: Record<string, Record<Lang, string>> = {
+export const REFUSALS: Record<string, Record<Lang, string>> = {
   INVOICE_ALREADY_EXISTS: { ko: '같은 입금자명과 금액으로 입금을 기다리는 주문서가 이미 있습니다.', en: 'A pending invoice with the same depositor name and amount already exists.' },
   INVOICE_ALREADY_PAID: { ko: '이미 입금 완료된 주문서입니다.', en: 'The invoice is already paid.' },
   INVOICE_NOT_PENDING: { ko: '입금 대기 중인 주문서가 아닙니다 (입금 완료, 만료 또는 취소).', en: 'The invoice is no longer pending (paid, expired or canceled).' },

@@ -1,7 +1,8 @@
 /** Pieces the receipt screens share: links to a receipt and to an invoice, and an identifier as the API reads it. */
 import { onLink } from '../../router.ts';
+import { LIST } from './filters.ts';
 
-export const LIST = '/dashboard/receipts';
+export { LIST };
 
 export function ReceiptLink({ id }: { id: string }) {
   return (

@@ -11,7 +11,8 @@ import type { ScreenProps } from '../../screens.ts';
 import { ErrorNote, PAGE_SIZE, Pager, refusalOf } from '../../ui.tsx';
 import { ReceiptDetail } from './detail.tsx';
 import { IssueForm } from './issue.tsx';
-import { InvoiceLink, LIST, ReceiptLink } from './parts.tsx';
+import { addressOf, filtersOf, LIST, listRefusal, receiptFilterOf, STATUSES, TYPES, type Filters, type ReceiptType, type Status } from './filters.ts';
+import { InvoiceLink, ReceiptLink } from './parts.tsx';
 import { w } from './words.ts';
 
 const ReceiptsQuery = graphql(`
@@ -22,39 +23,6 @@ const ReceiptsQuery = graphql(`
     }
   }
 `);
-
-const STATUSES = ['PENDING', 'ISSUED', 'FAILED', 'CANCELED', 'REVOKED'] as const;
-const TYPES = ['PERSONAL', 'CORPORATE'] as const;
-type Status = (typeof STATUSES)[number];
-type ReceiptType = (typeof TYPES)[number];
-
-/** The filters as the address holds them (?status=&type=&from=&to=&q=&offset=); unknown values read as none. */
-function filtersOf(search: URLSearchParams) {
-  const status = search.get('status');
-  const type = search.get('type');
-  const offset = Number(search.get('offset'));
-  return {
-    status: STATUSES.find((s) => s === status) ?? null,
-    type: TYPES.find((x) => x === type) ?? null,
-    from: search.get('from') ?? '',
-    to: search.get('to') ?? '',
-    q: search.get('q') ?? '',
-    offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
-  };
-}
-type Filters = ReturnType<typeof filtersOf>;
-
-function addressOf(f: Filters): string {
-  const p = new URLSearchParams();
-  if (f.status) p.set('status', f.status);
-  if (f.type) p.set('type', f.type);
-  if (f.from) p.set('from', f.from);
-  if (f.to) p.set('to', f.to);
-  if (f.q) p.set('q', f.q);
-  if (f.offset) p.set('offset', String(f.offset));
-  const qs = p.toString();
-  return qs ? `${LIST}?${qs}` : LIST;
-}
 
 /** The filter form: applied on submit (a date half typed is not a query), kept in the address. */
 function FilterForm({ lang, filters }: { lang: Lang; filters: Filters }) {
@@ -111,14 +79,7 @@ function FilterForm({ lang, filters }: { lang: Lang; filters: Filters }) {
 function ReceiptList({ lang }: { lang: Lang }) {
   const { search } = useLocation();
   const filters = filtersOf(search);
-  const filter = {
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.type ? { type: filters.type } : {}),
-    ...(filters.from ? { dateAfter: filters.from } : {}),
-    ...(filters.to ? { dateBefore: filters.to } : {}),
-    ...(filters.q ? { search: filters.q } : {}),
-  };
-  const [result] = useQuery({ query: ReceiptsQuery, variables: { offset: filters.offset, limit: PAGE_SIZE, filter } });
+  const [result] = useQuery({ query: ReceiptsQuery, variables: { offset: filters.offset, limit: PAGE_SIZE, filter: receiptFilterOf(filters) } });
   const page = result.data?.cashReceiptPage;
   const refusal = refusalOf(result);
   return (
@@ -131,7 +92,7 @@ function ReceiptList({ lang }: { lang: Lang }) {
       </p>
       {/* Keyed by the address: Back and Forward show the filters they lead to. */}
       <FilterForm key={addressOf(filters)} lang={lang} filters={filters} />
-      {refusal && <ErrorNote lang={lang} prefix={w(lang, 'listFailed')} refusal={refusal.code === 'INVALID_DATE_RANGE_FORMAT' ? w(lang, 'badDate') : refusal} />}
+      {refusal && <ErrorNote lang={lang} prefix={w(lang, 'listFailed')} refusal={listRefusal(lang, refusal)} />}
       {!page && result.fetching && <p>{t(lang, 'loading')}</p>}
       {page && page.items.length === 0 && <p>{w(lang, 'noReceipts')}</p>}
       {page && page.items.length > 0 && (

@@ -4,7 +4,6 @@
  * Any other refusal keeps the API's message and code.
  */
 import type { CombinedError } from '@urql/core';
-import type { Refusal } from '../../ui.tsx';
 
 /** The last segment of the field path a mutation's refusal names ('corpNum', 'alias'), or null. */
 export function refusedField(result: { error?: CombinedError | undefined; data?: unknown }, mutation: string): string | null {
@@ -15,7 +14,7 @@ export function refusedField(result: { error?: CombinedError | undefined; data?:
 }
 
 /** The words for a refusal: the field's rule when the refusal is a validation of a field in `rules`, else the API's. */
-export function refusalWords(refusal: Refusal, field: string | null, rules: Record<string, string>): string {
+export function refusalWords(refusal: { code: string; message: string }, field: string | null, rules: Record<string, string>): string {
   if (refusal.code === 'VALIDATION_FAILED' && field && rules[field]) return rules[field];
   return `${refusal.message} (${refusal.code})`;
 }

@@ -10,6 +10,7 @@ import type { ScreenProps } from '../../screens.ts';
 import { ErrorNote, refusalOf } from '../../ui.tsx';
 import { RegisterBankAccount } from '../home/bank-account-step.tsx';
 import { BankAccounts } from './bank-accounts.tsx';
+import { corpNumShown } from './business.ts';
 import { refusalWords, refusedField } from './refusals.ts';
 import { w } from './words.ts';
 
@@ -42,9 +43,6 @@ const PaidEmailMutation = graphql(`
     }
   }
 `);
-
-/** A business registration number as it is written on paper: 123-45-67890. */
-const corpNumShown = (n: string) => (n.length === 10 ? `${n.slice(0, 3)}-${n.slice(3, 5)}-${n.slice(5)}` : n);
 
 type BusinessInfo = { corpNum: string; companyName: string; representativeName: string; agency: string; agencyLinkedAt: string | null };
 
