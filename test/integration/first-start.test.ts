@@ -377,7 +377,8 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
       const done = (id: string) => page.locator(`[data-step="${id}"][data-done="true"]`).waitFor();
       // 1. The account, verified by the 1-won deposit booked in the simulated bank (2.): the merchant's browser alone.
       const account = step('bank-account');
-      await account.getByLabel('Bank', { exact: true }).selectOption('SHINHAN');
+      // The select's accessible name is its label's text with the option shown ("Bank KB국민은행"): matched by its start.
+      await account.getByRole('combobox', { name: /^Bank\b/ }).selectOption('SHINHAN');
       await account.getByLabel('Account number').fill('110-555-000111');
       await account.getByLabel('Account type').selectOption('PERSONAL');
       await account.getByLabel('Alias').fill('Main');
