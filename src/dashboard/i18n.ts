@@ -98,7 +98,23 @@ export function won(lang: Lang, amount: number): string {
   return lang === 'ko' ? `${digits}원` : `₩${digits}`;
 }
 
+const KST_OFFSET_MS = 9 * 3600_000;
+
+/**
+ * An instant's wall-clock time in KST, ISO-shaped without a zone (2026-11-26T15:04:05.000): each use cuts it to the
+ * precision it shows (a day, a minute, a second). Korea keeps no daylight saving time: always UTC+9.
+ */
+export function kstWallClock(at: string | Date): string {
+  return new Date(new Date(at).getTime() + KST_OFFSET_MS).toISOString().slice(0, 23);
+}
+
 /** An instant in KST: 2026-11-26 15:04. */
 export function kst(iso: string): string {
-  return new Date(new Date(iso).getTime() + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+  return kstWallClock(iso).slice(0, 16).replace('T', ' ');
 }
+
+/** An instant as a datetime-local field shows it, in KST ('2026-11-26T15:04'). */
+export const toKstLocal = (iso: string): string => kstWallClock(iso).slice(0, 16);
+
+/** A KST wall-clock time typed in a datetime-local field ('2026-11-26T15:04', seconds optional) as an instant. */
+export const fromKstLocal = (local: string): Date => new Date(`${local.length === 16 ? `${local}:00` : local}+09:00`);

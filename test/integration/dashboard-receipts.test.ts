@@ -225,7 +225,10 @@ describe.skipIf(!runBrowserTests)(`the Cash receipts section in Chromium on ${db
 
     // The list, filtered by status in the address: the failed original, not its issued reissue.
     await page.getByRole('link', { name: 'All cash receipts' }).click();
+    // The list shown (its rows read) before the filter is chosen: a form of the page still loading could be replaced.
+    await page.locator(`tr[data-receipt-id="${newId}"]`).waitFor();
     await page.getByLabel('Status').selectOption('FAILED');
+    expect(await page.getByLabel('Status').inputValue()).toBe('FAILED');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/status=FAILED/);
     await page.locator(`tr[data-receipt-id="${failedId}"]`).waitFor();

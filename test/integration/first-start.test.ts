@@ -410,7 +410,8 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
       // The key shown once reads the paid invoice; the webhook heard of the payment.
       const paid = await client.request('GET', '/v1/invoices?offset=0&limit=10&paid=true', { token: key });
       expect(paid.body.data.map((i: { customer: { name: string }; amount: number }) => [i.customer.name, i.amount])).toEqual([['최투어', 15_000]]);
-      await hook.waitFor((rs) => rs.some((r) => JSON.stringify(r.json).includes('paid')));
+      const paidId = paid.body.data[0].id as string;
+      await hook.waitFor((rs) => rs.some((r) => r.json?.type === 'invoice.paid' && r.json?.data?.invoice?.id === paidId));
       expect(foreign).toEqual([]);
       expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
       expect(server.errorLines()).toEqual([]);

@@ -10,7 +10,7 @@ import { asRaw, inTransaction, type Deps, type Sql } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { addHistory } from '../invoices/history.ts';
 import type { CashReceiptTypeName } from './identifier.ts';
-import { createReceipt, registerInline } from './registration.ts';
+import { createReceipt, liveReceiptOfInvoice, registerInline } from './registration.ts';
 import { parseIssueRequest } from './requests.ts';
 import { splitVat } from './vat.ts';
 
@@ -42,7 +42,7 @@ export async function autoIssueForPaidInvoice(
   const [state] = await q<{ corpNum: string | null; existingId: string | null }>(
     // Linked = agencyLinkedAt set, as linkedBusinessInfo() reads it.
     `SELECT (SELECT "corpNum" FROM "BusinessInfo" WHERE "workspaceId" = $1 AND "agencyLinkedAt" IS NOT NULL) AS "corpNum",
-            (SELECT id FROM "CashReceipt" WHERE "relatedInvoiceId" = $2 AND kind = 'ORIGINAL' AND status IN ('PENDING', 'ISSUED') LIMIT 1) AS "existingId"`,
+            (${liveReceiptOfInvoice('$2')}) AS "existingId"`,
     [invoice.workspaceId, invoice.id],
   );
   if (!state?.corpNum) {

@@ -21,17 +21,21 @@ function receiptSearchText(identifier: string, corpNum: string): string {
 }
 
 /**
- * The invoice's live receipt (an ORIGINAL that is PENDING or ISSUED; one per invoice), read after locking the invoice's
+ * The statement of an invoice's live receipt (an ORIGINAL that is PENDING or ISSUED: one per invoice, whether issued
+ * on payment or afterwards), its invoice id in the placeholder `param` ('$1').
+ */
+export const liveReceiptOfInvoice = (param: string) =>
+  `SELECT id FROM "CashReceipt" WHERE "relatedInvoiceId" = ${param} AND kind = 'ORIGINAL' AND status IN ('PENDING', 'ISSUED') LIMIT 1`;
+
+/**
+ * The invoice's live receipt (liveReceiptOfInvoice), read after locking the invoice's
  * row: issuing for an invoice and reissuing its failed receipt take that lock first, so the second of two sees the
  * first's receipt. A statement of its own after the lock: its snapshot sees what the lock's last holder committed.
  */
 export async function lockInvoiceLiveReceipt(db: Sql, invoiceId: string): Promise<{ status: string | null; liveReceiptId: string | null }> {
   const q = asRaw(db);
   const [invoice] = await q<{ status: string }>(`SELECT status::text AS status FROM "Invoice" WHERE id = $1 FOR UPDATE`, [invoiceId]);
-  const [live] = await q<{ id: string }>(
-    `SELECT id FROM "CashReceipt" WHERE "relatedInvoiceId" = $1 AND kind = 'ORIGINAL' AND status IN ('PENDING', 'ISSUED') LIMIT 1`,
-    [invoiceId],
-  );
+  const [live] = await q<{ id: string }>(liveReceiptOfInvoice('$1'), [invoiceId]);
   return { status: invoice?.status ?? null, liveReceiptId: live?.id ?? null };
 }
 

@@ -25,7 +25,6 @@ export async function sendCashReceiptEmail(deps: Deps, principal: Principal | nu
   }
 }
 
-
 /** The receipt e-mail a buyer gets: the amount with its supply cost and VAT, the kind, the confirmation number. */
 function receiptEmailText(r: CashReceipt): { subject: string; text: string } {
   const kind = r.type === 'PERSONAL' ? '소득공제용' : '지출증빙용';

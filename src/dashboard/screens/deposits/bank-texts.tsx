@@ -6,7 +6,7 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { graphql, type ResultOf } from '../../graphql.ts';
-import { kst, t, won, type Lang } from '../../i18n.ts';
+import { fromKstLocal, kst, t, toKstLocal, won, type Lang } from '../../i18n.ts';
 import { refusalOf } from '../../ui.tsx';
 import { AccountsQuery, accountLabel } from './accounts.ts';
 import { fill, w } from './words.ts';
@@ -36,10 +36,6 @@ const DismissMutation = graphql(`
     }
   }
 `);
-
-/** A KST wall-clock time as <input type="datetime-local"> shows it (2026-11-26T15:04), and back to an instant. */
-const kstLocal = (iso: string) => kst(iso).replace(' ', 'T');
-const fromKstLocal = (local: string) => new Date(`${local.length === 16 ? `${local}:00` : local}+09:00`);
 
 type Text = ResultOf<typeof OpenTextsQuery>['bankTexts'][number];
 
@@ -103,7 +99,7 @@ function OpenText({ lang, text, account, onDone }: { lang: Lang; text: Text; acc
         </label>
         <label>
           {w(lang, 'bookedAt')}
-          <input name="receivedAt" type="datetime-local" defaultValue={kstLocal(text.receivedAt)} />
+          <input name="receivedAt" type="datetime-local" defaultValue={toKstLocal(text.receivedAt)} />
         </label>
         <label>
           {w(lang, 'balanceAfter')}

@@ -2,6 +2,7 @@
  * An API key's expiry as the merchant picks it (a Korean date: usable through that day) and its state in the list.
  * Pure: the clock is passed in.
  */
+import { kstWallClock } from '../../i18n.ts';
 
 /**
  * The instant a key chosen to be usable through `date` (a Korean date, YYYY-MM-DD) stops working: the next midnight in
@@ -10,7 +11,7 @@
 export function expiryAfterKstDay(date: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
   const start = Date.parse(`${date}T00:00:00+09:00`);
-  if (Number.isNaN(start) || new Date(start + 9 * 3600_000).toISOString().slice(0, 10) !== date) return null;
+  if (Number.isNaN(start) || kstWallClock(new Date(start)).slice(0, 10) !== date) return null;
   return new Date(start + 24 * 3600_000).toISOString();
 }
 

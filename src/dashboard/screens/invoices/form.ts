@@ -3,7 +3,9 @@
  * and number, both or neither), an expiry typed as KST wall-clock time, and an edit's changes only (as PATCH
  * /v2/invoices/{id} sends only its fields). Pure: the forms pass their FormData in.
  */
-import { kst } from '../../i18n.ts';
+import { fromKstLocal, toKstLocal } from '../../i18n.ts';
+
+export { toKstLocal };
 
 /** The text of an optional form field: null when left empty. */
 export function optionalText(form: FormData, name: string): string | null {
@@ -20,10 +22,8 @@ export function cashReceiptOf(form: FormData): { type: CashReceiptType; identifi
   return { type, identifier: String(form.get('cashReceiptIdentifier') ?? '').replace(/[\s-]/g, '') };
 }
 
-/** A KST wall-clock time typed in a datetime-local field ('2026-11-26T15:04') as an instant. */
-export const fromKst = (local: string) => new Date(`${local}:00+09:00`).toISOString();
-/** An instant as a datetime-local field shows it, in KST ('2026-11-26T15:04'). */
-export const toKstLocal = (iso: string) => kst(iso).replace(' ', 'T');
+/** A KST wall-clock time typed in a datetime-local field ('2026-11-26T15:04') as the API's instant (ISO). */
+export const fromKst = (local: string) => fromKstLocal(local).toISOString();
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /** The invoice as the edit form starts from. */

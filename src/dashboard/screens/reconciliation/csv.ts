@@ -11,6 +11,7 @@
  *   amount is a plain integer, never prefixed), so only text the merchant's buyers or banks typed is guarded.
  * - Times in KST (YYYY-MM-DD HH:MM:SS), the zone the dashboard shows and the API's date filters use.
  */
+import { kstWallClock } from '../../i18n.ts';
 
 export const BOM = '\uFEFF';
 
@@ -44,5 +45,5 @@ export function csvDocument(headers: readonly string[], rows: readonly (readonly
 /** An instant as KST wall time to the second, as a spreadsheet reads a date-time: 2026-11-26 15:04:05. Null: empty. */
 export function kstDateTime(iso: string | null | undefined): string | null {
   if (!iso) return null;
-  return new Date(new Date(iso).getTime() + 9 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+  return kstWallClock(iso).slice(0, 19).replace('T', ' ');
 }

@@ -3,6 +3,7 @@
  * the API's rows (one per day and account, days without deposits left out) summed into one row per day of the chart,
  * and the chart's scale.
  */
+import { kstWallClock } from '../../i18n.ts';
 
 /** The days the chart covers, today included. */
 export const CHART_DAYS = 30;
@@ -11,7 +12,7 @@ const DAY_MS = 86_400_000;
 
 /** The Korean calendar day (YYYY-MM-DD) of an instant. */
 export function kstDay(at: Date): string {
-  return new Date(at.getTime() + 9 * 3600_000).toISOString().slice(0, 10);
+  return kstWallClock(at).slice(0, 10);
 }
 
 /** A calendar day `n` days after `day` (before, when negative). */
