@@ -192,6 +192,8 @@ const hash = (path) => createHash('sha1').update(readFileSync(path)).digest('bas
  * rewrites src/generated with the same text, a checkout touches files it did not change. Such files' new mtimes are
  * written back to the manifest, so their content is read once.
  */
+const RACY_MS = 3000;
+
 export function isStale(root = ROOT) {
   const manifestPath = join(root, 'dist', 'manifest.json');
   let manifest;
@@ -207,6 +209,10 @@ export function isStale(root = ROOT) {
     if (!was || !s || s.size !== was[0]) return true;
     if (s.mtimeMs === was[1]) continue;
     if (hash(path) !== was[2]) return true;
+    // A file written in the last seconds may still be written again within the same mtime tick, to the same size: its
+    // mtime is recorded only once it is settled, so such an edit is not mistaken for the equal text seen now (git's
+    // "racily clean" entries). Until then its content is compared at each check.
+    if (s.mtimeMs > Date.now() - RACY_MS) continue;
     was[1] = s.mtimeMs;
     touched = true;
   }

@@ -60,18 +60,32 @@ describe('isStale: dist/ against the files it was built from', () => {
     expect(isStale(root)).toBe(true);
   });
 
-  it('fresh when a file is rewritten with the same text (prisma generate, a checkout), and the new mtime is recorded', () => {
+  it('fresh when a file is rewritten with the same text (prisma generate, a checkout), and its settled mtime is recorded', () => {
     built({ 'src/a.ts': 'export const a = 1;' });
     const before = manifest().inputs['src/a.ts'];
     writeFileSync(join(root, 'src/a.ts'), 'export const a = 1;');
-    later('src/a.ts');
+    const settled = new Date(Math.floor(before[1] / 1000) * 1000 - 60_000);
+    utimesSync(join(root, 'src/a.ts'), settled, settled);
     expect(isStale(root)).toBe(false);
     const after = manifest().inputs['src/a.ts'];
-    expect(after[1]).not.toBe(before[1]);
+    expect(Math.round(after[1])).toBe(settled.getTime());
     expect([after[0], after[2]]).toEqual([before[0], before[2]]);
     // And the edit after that is still seen.
     writeFileSync(join(root, 'src/a.ts'), 'export const a = 2;');
     later('src/a.ts');
+    expect(isStale(root)).toBe(true);
+  });
+
+  it('a same-text rewrite within the last seconds is not recorded: a same-size edit in the same mtime tick is still seen', () => {
+    built({ 'src/a.ts': 'export const a = 1;' });
+    const before = manifest().inputs['src/a.ts'];
+    const tick = new Date(Date.now() + 5000);
+    writeFileSync(join(root, 'src/a.ts'), 'export const a = 1;');
+    utimesSync(join(root, 'src/a.ts'), tick, tick);
+    expect(isStale(root)).toBe(false);
+    expect(manifest().inputs['src/a.ts']).toEqual(before);
+    writeFileSync(join(root, 'src/a.ts'), 'export const a = 2;');
+    utimesSync(join(root, 'src/a.ts'), tick, tick);
     expect(isStale(root)).toBe(true);
   });
 });
