@@ -87,4 +87,37 @@ describe(`updateBankAccount (${dbLabel})`, () => {
     expect((await v1Deposit(after.body.transactionId)).matchedInvoiceId).toBe(invoice.body.data.id);
     expect((await v1Deposit(during.body.transactionId)).matchedInvoiceId).toBeNull();
   });
+
+  it('racing a deactivation: no invoice naming the account is written after it is out of use (creates and edits, 3 rounds)', async () => {
+    const key = owner.apiKey.secret;
+    const spare = await addVerifiedBankAccount(t.client, owner.sessionToken, { alias: 'Spare' });
+    const tag = (round: number, i: number) => String.fromCharCode(65 + round) + String.fromCharCode(65 + i);
+    const named = (id: string) => t.app.deps.prisma.invoice.count({ where: { bankAccountIds: { has: id } } });
+    for (let round = 0; round < 3; round++) {
+      const a = await addVerifiedBankAccount(t.client, owner.sessionToken, { alias: `Racing ${round}` });
+      // Edits that move an invoice onto the account, from invoices made beforehand on another.
+      const moved = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const r = await t.client.request('POST', '/v1/invoices', { token: key, body: { bankAccountIds: [spare.id], customer: { name: `Moved${tag(round, i)}` }, amount: 71_000 + i } });
+          expect(r.status, JSON.stringify(r.body)).toBe(201);
+          return r.body.data.id as string;
+        }),
+      );
+      const creates = Array.from({ length: 24 }, (_, i) =>
+        t.client.request('POST', '/v1/invoices', { token: key, body: { bankAccountIds: [a.id], customer: { name: `Race${tag(round, i)}` }, amount: 72_000 + i } }),
+      );
+      const edits = moved.map((id) => t.client.request('PATCH', `/v2/invoices/${id}`, { token: key, body: { bankAccountIds: [a.id] } }));
+      const off = update({ bankAccountId: a.id, active: false });
+      expect(await off).toMatchObject({ bankAccount: { active: false } });
+      // Whatever names the account now was written before it went out of use: nothing is added after.
+      const atDeactivation = await named(a.id);
+      const created = await Promise.all(creates);
+      const edited = await Promise.all(edits);
+      expect(await named(a.id)).toBe(atDeactivation);
+      for (const r of created) expect(r.status === 201 || (r.status === 403 && r.body.code === 'BANK_ACCOUNT_INACTIVE'), JSON.stringify(r.body)).toBe(true);
+      for (const r of edited) expect(r.status === 200 || (r.status === 422 && r.body.code === '220019'), JSON.stringify(r.body)).toBe(true);
+      const accepted = created.filter((r) => r.status === 201).length + edited.filter((r) => r.status === 200).length;
+      expect(accepted).toBe(atDeactivation);
+    }
+  });
 });

@@ -160,7 +160,9 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     );
     return id;
   };
-  const makeDue = (id: string) => sql(`UPDATE "ShopConnection" SET "nextSyncAt" = now() - interval '1 second' WHERE id = $1`, [id]);
+  // The one connection due (the earlier tests' may be due again by now, and runDueShopSyncs takes the longest due).
+  const makeDue = (id: string) =>
+    sql(`UPDATE "ShopConnection" SET "nextSyncAt" = CASE WHEN id = $1 THEN now() - interval '1 second' ELSE now() + interval '1 day' END WHERE id = $1 OR "nextSyncAt" IS NOT NULL`, [id]);
   const order = (orderId: string, depositorName: string, amount: number, extra: Partial<AwaitingOrder> = {}): AwaitingOrder => ({
     orderId,
     depositorName,
@@ -423,8 +425,8 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     const [slow, other] = [await connect(), await connect()];
     let release!: () => void;
     shop.script(slow).hold = new Promise<void>((r) => (release = r));
-    await sql(`UPDATE "ShopConnection" SET "nextSyncAt" = now() - interval '2 seconds' WHERE id = $1`, [slow]);
     await makeDue(other);
+    await sql(`UPDATE "ShopConnection" SET "nextSyncAt" = now() - interval '2 seconds' WHERE id = $1`, [slow]);
     const run = runDueShopSyncs(deps);
     while (shop.script(slow).listedCalls === 0) await new Promise((r) => setTimeout(r, 10));
     expect((await connection(slow)).syncLeaseUntil).not.toBeNull();

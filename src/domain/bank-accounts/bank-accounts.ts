@@ -88,12 +88,15 @@ export async function updateBankAccount(deps: Deps, principal: Principal | null,
   const alias = raw.alias == null ? undefined : validAlias(raw.alias);
   const active = raw.active == null ? undefined : raw.active;
   if (alias === undefined && active === undefined) throw new DomainError('NO_FIELD_TO_CHANGE', { message: 'Send alias, active or both.' });
-  // One conditional statement: the workspace's own, not deleted, account, or nothing changes.
-  const changed = await deps.prisma.bankAccount.updateMany({
-    where: { id: raw.bankAccountId, workspaceId: p.workspaceId, deletedAt: null },
-    data: { ...(alias !== undefined ? { alias } : {}), ...(active !== undefined ? { active } : {}), updatedAt: deps.clock.now() },
-  });
-  if (changed.count === 0) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { message: 'Bank account not found.', path: ['bankAccountId'] });
+  // One conditional statement: the workspace's own, not deleted, account, or nothing changes. Its row lock waits for
+  // the invoices being written that name the account (holdUsableReceivingAccounts), and those written after it read
+  // the account as it now is: no invoice is written naming an account already out of use.
+  const changed = await deps.sql.query(
+    `UPDATE "BankAccount" SET alias = COALESCE($3, alias), active = COALESCE($4, active), "updatedAt" = $5::timestamptz
+      WHERE id = $1 AND "workspaceId" = $2 AND "deletedAt" IS NULL RETURNING id`,
+    [raw.bankAccountId, p.workspaceId, alias ?? null, active ?? null, deps.clock.now().toISOString()],
+  );
+  if (changed.length === 0) throw new DomainError('BANK_ACCOUNT_NOT_FOUND', { message: 'Bank account not found.', path: ['bankAccountId'] });
   return { bankAccountId: raw.bankAccountId };
 }
 
@@ -129,16 +132,30 @@ const USABLE_ACCOUNTS = `SELECT id, "workspaceId", "verifiedAt", active FROM "Ba
 
 /**
  * Checks the receiving accounts an invoice names: each in the workspace (else BANK_ACCOUNT_NOT_FOUND, or OUT_OF_SCOPE
- * if another workspace's), verified (BANK_ACCOUNT_NOT_VERIFIED) and in use (BANK_ACCOUNT_INACTIVE). One raw statement, as every create naming accounts
- * runs it: through the driver for a RawQuery, else as raw SQL in the Prisma client or transaction given.
+ * if another workspace's), verified (BANK_ACCOUNT_NOT_VERIFIED) and in use (BANK_ACCOUNT_INACTIVE). One raw statement:
+ * through the driver for a RawQuery, else as raw SQL in the Prisma client or transaction given.
  */
 export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const params = [[...ids]];
   const found =
     typeof db === 'function'
-      ? await db<UsableAccountRow>(USABLE_ACCOUNTS, params)
+      ? await db<UsableAccountRow>(USABLE_ACCOUNTS, params, { prepare: true })
       : await db.$queryRawUnsafe<UsableAccountRow[]>(USABLE_ACCOUNTS, ...params);
+  refuseUnusable(found, workspaceId, ids);
+}
+
+/**
+ * The same check in the transaction that writes an invoice naming the accounts, holding their rows (FOR SHARE) until
+ * it commits: taking an account out of use (an UPDATE of its row) waits for the invoice, and an invoice that waited
+ * for such an update reads the account as it now is. Another invoice naming the account does not wait.
+ */
+export async function holdUsableReceivingAccounts(q: RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  refuseUnusable(await q<UsableAccountRow>(`${USABLE_ACCOUNTS} FOR SHARE`, [[...ids]], { prepare: true }), workspaceId, ids);
+}
+
+function refuseUnusable(found: UsableAccountRow[], workspaceId: string, ids: readonly string[]): void {
   const byId = new Map(found.map((a) => [a.id, a]));
   for (const id of ids) {
     const a = byId.get(id);

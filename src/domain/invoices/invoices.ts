@@ -6,9 +6,9 @@
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, invoiceInScope, requirePrincipal } from '../auth/rules.ts';
-import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
+import { holdUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { parseKstRange } from '../dates.ts';
-import { inRawTransaction, inTransaction, noteEventsWritten, poolQuery, type Deps, type RawQuery, type Tx } from '../deps.ts';
+import { inRawTransaction, inTransaction, noteEventsWritten, type Deps, type RawQuery, type Tx } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/outbox.ts';
 import { invoiceNameColumns, normalizeName } from '../deposits/depositor-name.ts';
@@ -202,7 +202,6 @@ export async function createInvoice(deps: Deps, principal: Principal | null, raw
   assertCanWrite(p);
   const input = parseCreateInvoiceInput(raw);
   assertReceivingAccountsInScope(p, input.bankAccountIds);
-  await assertUsableReceivingAccounts(poolQuery(deps), p.workspaceId, input.bankAccountIds);
   return inRawTransaction(deps, (q) =>
     insertCheckedInvoice(q, { workspaceId: p.workspaceId, issuerId: p.accountId ?? p.workspaceOwnerId, createdByApiKeyId: p.apiKeyId, actor: actorOf(p) }, input, deps.clock.now()),
   );
@@ -221,6 +220,7 @@ export interface InvoiceCreator {
  * one way an invoice is created, by a request or by a shop order's import.
  */
 export async function insertCheckedInvoice(q: RawQuery, who: InvoiceCreator, input: CreateInvoiceInput, now: Date): Promise<Invoice> {
+  await holdUsableReceivingAccounts(q, who.workspaceId, input.bankAccountIds);
   const conflict = await findConflictingInvoice(q, {
     workspaceId: who.workspaceId,
     customerName: input.customer.name,

@@ -6,7 +6,7 @@
 import type { Invoice } from '../../generated/prisma/client.ts';
 import type { Principal } from '../auth/principal.ts';
 import { actorOf, assertCanWrite, assertReceivingAccountsInScope, requirePrincipal } from '../auth/rules.ts';
-import { assertUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
+import { holdUsableReceivingAccounts } from '../bank-accounts/bank-accounts.ts';
 import { inTransaction, rawOf, type Deps, type Tx } from '../deps.ts';
 import { MAX_EXPIRY_MS } from '../duration.ts';
 import { z } from 'zod';
@@ -145,11 +145,9 @@ export async function updateInvoice(deps: Deps, principal: Principal | null, id:
   assertCanWrite(p);
   const now0 = deps.clock.now();
   const changes = parseInvoiceChanges(raw, now0);
-  if (changes.bankAccountIds !== undefined) {
-    assertReceivingAccountsInScope(p, changes.bankAccountIds);
-    await assertUsableReceivingAccounts(deps.prisma, p.workspaceId, changes.bankAccountIds);
-  }
+  if (changes.bankAccountIds !== undefined) assertReceivingAccountsInScope(p, changes.bankAccountIds);
   return inTransaction(deps, async (tx) => {
+    if (changes.bankAccountIds !== undefined) await holdUsableReceivingAccounts(rawOf(tx), p.workspaceId, changes.bankAccountIds);
     const invoice = await loadInvoiceFor(tx, p, id);
     const now = deps.clock.now();
     assertTransitionAllowed('UPDATE', invoice, now);
