@@ -68,6 +68,8 @@ interface Script {
   omitted: Set<string>;
   /** orderStatuses fails with this. */
   statusError?: Error;
+  /** Holds each orderStatuses until resolved. */
+  statusHold?: Promise<void>;
   /** confirmDeposit fails with this. */
   confirmError?: Error;
   /** Holds each confirmDeposit until resolved. */
@@ -104,6 +106,7 @@ function scriptedShop() {
     async orderStatuses(session, ids) {
       const s = script(session.connectionId);
       s.asked.push([...ids]);
+      await s.statusHold;
       if (s.statusError) throw s.statusError;
       return new Map(ids.filter((id) => !s.omitted.has(id)).map((id) => [id, s.statuses.get(id) ?? s.defaultStatus]));
     },
@@ -816,6 +819,45 @@ describe(`shop sync robustness on ${dbLabel}`, () => {
     expect(results.map((r) => r.simulateShopOrder.__typename).sort()).toEqual([...Array(7).fill('DomainError'), 'SimulatedShopOrderPayload']);
     const [{ n }] = (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "SimulatedShopOrder" WHERE "shopId" = $1 AND status = 'AWAITING_DEPOSIT'`, [full])) as [{ n: number }];
     expect(n).toBe(SIMULATED_AWAITING_MAX);
+  });
+
+  it("L13: the invoice a WAITING order waits for paid while a sync of its shop runs, after that sync tried the order: the shop is due again at once, and the next sync imports it", async () => {
+    const id = await connect();
+    const s = shop.script(id);
+    s.orders = [order('L13-A', '대기손님', 83_100), order('L13-B', '대기손님', 83_100)];
+    await makeDue(id);
+    await runDueShopSyncs(deps);
+    const first = await byOrderId(id);
+    expect([first.get('L13-A')!.state, first.get('L13-B')!.state]).toEqual(['LINKED', 'WAITING']);
+    // The next sync lists B again (still waiting: A is unpaid) and then asks the shop about A, where it is held.
+    s.orders = [order('L13-B', '대기손님', 83_100)];
+    let release!: () => void;
+    s.statusHold = new Promise<void>((r) => (release = r));
+    const asked = s.asked.length;
+    const told = deps.onShopSyncDue;
+    let wakes = 0;
+    deps.onShopSyncDue = () => void wakes++;
+    try {
+      await makeDue(id);
+      const sync = runDueShopSyncs(deps);
+      while (s.asked.length === asked) await new Promise((r) => setTimeout(r, 10));
+      expect(s.asked.at(-1)).toEqual(['L13-A']);
+      const paid = await client.request('POST', `/v1/invoices/${first.get('L13-A')!.invoiceId}/mark-as-paid`, { token: m.apiKey.secret });
+      expect(paid.status).toBe(200);
+      release();
+      expect(await sync).toBe(true);
+      expect((await byOrderId(id)).get('L13-B')!.state).toBe('WAITING');
+      // Due now, and this instance's loop told so, not at the next interval an hour from now.
+      expect((await connection(id)).nextSyncAt!.getTime()).toBeLessThanOrEqual(Date.now());
+      expect(wakes).toBeGreaterThan(0);
+    } finally {
+      deps.onShopSyncDue = told;
+      s.statusHold = undefined;
+    }
+    s.orders = [order('L13-B', '대기손님', 83_100)];
+    expect(await runDueShopSyncs(deps)).toBe(true);
+    const after = await byOrderId(id);
+    expect([after.get('L13-B')!.state, after.get('L13-B')!.invoiceStatus]).toEqual(['LINKED', 'PENDING']);
   });
 
   it('L12: ShopOrder.invoice shows the invoice only to a principal whose scope covers it (defence in depth: no entry point gives a limited key a shop order)', async () => {
