@@ -4,9 +4,9 @@
  * paging.
  */
 import { describe, expect, it } from 'vitest';
-import { BOM, csvDocument, csvField, kstDateTime } from '../../src/dashboard/screens/reconciliation/csv.ts';
+import { BOM, businessNumberText, csvDocument, csvField, kstDateTime, phoneText } from '../../src/dashboard/screens/reconciliation/csv.ts';
 import { addDays, axisStep, daysBetween, figuresByDay, isDay, kstDay, lastDays, totalOf } from '../../src/dashboard/screens/reconciliation/days.ts';
-import { DEPOSIT_COLUMNS, exportCsv, MAX_EXPORT_DAYS, rangeProblem, readAllPages } from '../../src/dashboard/screens/reconciliation/exports.ts';
+import { DEPOSIT_COLUMNS, exportCsv, INVOICE_COLUMNS, RECEIPT_COLUMNS, MAX_EXPORT_DAYS, rangeProblem, readAllPages } from '../../src/dashboard/screens/reconciliation/exports.ts';
 
 describe('the CSV', () => {
   it('starts with the BOM, ends every record with CRLF, and keeps Hangul as it is', () => {
@@ -76,6 +76,24 @@ describe('the CSV', () => {
     const en = exportCsv('en', DEPOSIT_COLUMNS, [deposit]).split('\r\n');
     expect(en[0]).toBe('\uFEFFID,Received (KST),Recorded (KST),Depositor name,Amount (KRW),Account ID,Account alias,Account number,Source,Matched invoice ID,Match method,Hidden');
     expect(en[1]).toBe(ko[1]);
+  });
+
+  it('phone and business numbers as Koreans write them, so a spreadsheet keeps the leading 0 (text, not a number or formula)', () => {
+    expect(phoneText('01012345678')).toBe('010-1234-5678');
+    expect(phoneText('0111234567')).toBe('011-123-4567');
+    expect(phoneText('0212345678')).toBe('02-1234-5678');
+    expect(phoneText('021234567')).toBe('02-123-4567');
+    expect(phoneText('0311234567')).toBe('031-123-4567');
+    expect(phoneText('15881234')).toBe('1588-1234');
+    expect([phoneText(null), phoneText(''), phoneText('12345'), phoneText('+821012345678')]).toEqual([null, null, '12345', '+821012345678']);
+    expect(businessNumberText('1234567890')).toBe('123-45-67890');
+    expect([businessNumberText(null), businessNumberText('123')]).toEqual([null, '123']);
+    for (const text of ['010-1234-5678', '02-1234-5678', '123-45-67890']) expect(csvField(text)).toBe(text);
+    const invoice = { id: 'ivc_1', number: 1, status: 'PENDING', amount: 1000, createdAt: '2026-11-26T00:00:00.000Z', expiresAt: null, paidAt: null, canceledAt: null, cancelReason: null, customer: { name: '홍길동', email: null, phoneNumber: '01012345678' } };
+    expect(exportCsv('en', INVOICE_COLUMNS, [invoice as never]).split('\r\n')[1]).toContain(',010-1234-5678,1000,');
+    const receipt = (type: string, identifier: string) => ({ id: 'crc_1', kind: 'ISSUE', status: 'ISSUED', type, issuedAt: null, identifier, amount: 1100, supplyCost: 1000, tax: 100, canceledAmount: 0, relatedInvoiceId: null, originalId: null, ntsConfirmNum: null });
+    expect(exportCsv('en', RECEIPT_COLUMNS, [receipt('PERSONAL', '01012345678') as never]).split('\r\n')[1]).toContain(',010-1234-5678,1100,');
+    expect(exportCsv('en', RECEIPT_COLUMNS, [receipt('CORPORATE', '1234567890') as never]).split('\r\n')[1]).toContain(',123-45-67890,1100,');
   });
 });
 

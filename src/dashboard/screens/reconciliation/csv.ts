@@ -10,6 +10,9 @@
  *   be run as a formula by a spreadsheet; it is prefixed with a single quote. Numbers are written as they are (an
  *   amount is a plain integer, never prefixed), so only text the merchant's buyers or banks typed is guarded.
  * - Times in KST (YYYY-MM-DD HH:MM:SS), the zone the dashboard shows and the API's date filters use.
+ * - Phone and business registration numbers with their hyphens (010-1234-5678, 123-45-67890), as Koreans write them:
+ *   the API's bare digits would be read as a number, and the leading 0 dropped. The hyphenated text is no number and no
+ *   formula, so it stays as written (the usual ="010..." trick is itself a formula, which the guard above forbids).
  */
 import { kstWallClock } from '../../i18n.ts';
 
@@ -46,4 +49,23 @@ export function csvDocument(headers: readonly string[], rows: readonly (readonly
 export function kstDateTime(iso: string | null | undefined): string | null {
   if (!iso) return null;
   return kstWallClock(iso).slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * A Korean phone number's digits (the API stores 10-11, no hyphens) as written: 010-1234-5678, 011-123-4567,
+ * 02-1234-5678, 031-123-4567, 1588-1234. Anything else is returned as it is.
+ */
+export function phoneText(digits: string | null | undefined): string | null {
+  if (!digits) return null;
+  if (!/^\d+$/.test(digits)) return digits;
+  if (/^02\d{7,8}$/.test(digits)) return `02-${digits.slice(2, -4)}-${digits.slice(-4)}`;
+  if (/^1\d{7}$/.test(digits)) return `${digits.slice(0, 4)}-${digits.slice(4)}`;
+  if (/^0\d{9,10}$/.test(digits)) return `${digits.slice(0, 3)}-${digits.slice(3, -4)}-${digits.slice(-4)}`;
+  return digits;
+}
+
+/** A business registration number's 10 digits as written: 123-45-67890. Anything else is returned as it is. */
+export function businessNumberText(digits: string | null | undefined): string | null {
+  if (!digits) return null;
+  return /^\d{10}$/.test(digits) ? `${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}` : digits;
 }

@@ -13,7 +13,7 @@
  */
 import { graphql, type ResultOf } from '../../graphql.ts';
 import type { Lang } from '../../i18n.ts';
-import { csvDocument, kstDateTime, type Cell } from './csv.ts';
+import { businessNumberText, csvDocument, kstDateTime, phoneText, type Cell } from './csv.ts';
 import { daysBetween, isDay } from './days.ts';
 import { w, type ReconciliationWord } from './words.ts';
 
@@ -64,7 +64,7 @@ export const INVOICE_COLUMNS: readonly Column<Invoice>[] = [
   ['hStatus', (i) => i.status],
   ['hCustomer', (i) => i.customer.name],
   ['hEmail', (i) => i.customer.email],
-  ['hPhone', (i) => i.customer.phoneNumber],
+  ['hPhone', (i) => phoneText(i.customer.phoneNumber)],
   ['hAmount', (i) => i.amount],
   ['hCreatedAt', (i) => kstDateTime(i.createdAt)],
   ['hExpiresAt', (i) => kstDateTime(i.expiresAt)],
@@ -94,7 +94,7 @@ export const RECEIPT_COLUMNS: readonly Column<Receipt>[] = [
   ['hStatus', (r) => r.status],
   ['hType', (r) => r.type],
   ['hIssuedAt', (r) => kstDateTime(r.issuedAt)],
-  ['hIdentifier', (r) => r.identifier],
+  ['hIdentifier', (r) => (r.type === 'CORPORATE' ? businessNumberText(r.identifier) : phoneText(r.identifier))],
   ['hAmount', (r) => r.amount],
   ['hSupplyCost', (r) => r.supplyCost],
   ['hTax', (r) => r.tax],
