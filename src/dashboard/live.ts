@@ -21,13 +21,16 @@ export const InvoiceEventsSubscription = graphql(`
 
 export type InvoiceEvent = ResultOf<typeof InvoiceEventsSubscription>['invoiceEvents'];
 
-/** How long to wait before subscribing again after the subscription ended. */
-const RESUBSCRIBE_MS = 1000;
+/** How long to wait before subscribing again after the subscription ended: doubling from the first to the last. */
+const RESUBSCRIBE_MS = [1000, 15_000] as const;
 
 /**
  * Follows a subscription whose one field is an event with a `sequence` and whose one variable is `$since`: calls
  * `onEvent` for every event from now on, across reconnects, each time resuming after the last sequence received;
  * `onReady` each time the connection is (again) in place (a list may read itself again then). Returns the stop.
+ *
+ * The reconnecting is ours, not graphql-ws's (`retryAttempts: 0`): its retry sends the subscription again as first
+ * sent, so the events of the gap would be lost; ours subscribes again with `$since`, and the service sends them first.
  */
 export function followEvents<F extends string, E extends { sequence: string }>(
   document: TadaDocumentNode<{ [K in F]: E }, { since?: string | null | undefined }>,
@@ -36,13 +39,21 @@ export function followEvents<F extends string, E extends { sequence: string }>(
   onReady?: () => void,
 ): () => void {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
-  const ws: Client = createClient({ url, lazy: true, retryAttempts: Number.POSITIVE_INFINITY, on: { connected: () => onReady?.() } });
+  let failures = 0;
+  const ws: Client = createClient({
+    url,
+    lazy: true,
+    retryAttempts: 0,
+    on: { connected: () => onReady?.() },
+  });
   const query = print(document);
   let since: string | null = null;
   let stopped = false;
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let startedAt = 0;
   const subscribe = () => {
+    startedAt = Date.now();
     unsubscribe = ws.subscribe<{ [K in F]: E }>(
       { query, variables: { since } },
       {
@@ -52,7 +63,7 @@ export function followEvents<F extends string, E extends { sequence: string }>(
           since = e.sequence;
           onEvent(e);
         },
-        // Ended (the service stopping, a refusal): again in a moment, from the last sequence received.
+        // Ended (the connection lost, the service stopping, a refusal): again in a while, from the last sequence received.
         error: () => again(),
         complete: () => again(),
       },
@@ -61,7 +72,9 @@ export function followEvents<F extends string, E extends { sequence: string }>(
   const again = () => {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(subscribe, RESUBSCRIBE_MS);
+    // A subscription that lasted is a new start; one refused at once (or a service still down) waits longer each time.
+    if (Date.now() - startedAt > RESUBSCRIBE_MS[1]) failures = 0;
+    timer = setTimeout(subscribe, Math.min(RESUBSCRIBE_MS[0] * 2 ** failures++, RESUBSCRIBE_MS[1]));
   };
   subscribe();
   return () => {

@@ -7,7 +7,7 @@
  * edit of an invoice paid meanwhile is refused in words with its code. axe-core on the list, the form and the detail,
  * in Korean and English.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
 import { OffsetClock } from '../../src/domain/clock.ts';
@@ -237,6 +237,57 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     await receipt.waitFor();
     expect(await receipt.innerText()).toMatch(/₩42,000\s+₩38,182\s+₩3,818/);
     await checkPage(page, 'invoices-detail-paid-en');
+    expect(foreign, 'requests to other origins').toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('after a dropped connection the list subscribes again from the last event it received: the events of the gap come first, and show', async () => {
+    const { page, context, foreign, problems } = await openDashboard(browser, t.url, m, { locale: 'en-US', path: '/dashboard/assets/app.css' });
+    // Every WebSocket of the page goes through here to the service: what the page subscribes with, what it receives.
+    const sockets: { page: WebSocketRoute; server: WebSocketRoute; received: string[] }[] = [];
+    const subscribed: { socket: number; since: string | null }[] = [];
+    let gate: Promise<void> | null = null;
+    await context.routeWebSocket(/\/graphql$/, (ws) => {
+      const socket = { page: ws, server: ws.connectToServer(), received: [] as string[] };
+      const n = sockets.push(socket) - 1;
+      ws.onMessage(async (frame) => {
+        const msg = JSON.parse(String(frame));
+        if (msg.type === 'subscribe' && String(msg.payload.query).includes('invoiceEvents')) {
+          await gate;
+          subscribed.push({ socket: n, since: msg.payload.variables?.since ?? null });
+        }
+        socket.server.send(frame);
+      });
+      socket.server.onMessage((frame) => {
+        socket.received.push(String(frame));
+        ws.send(frame);
+      });
+    });
+    await page.goto(`${t.url}/dashboard/invoices`);
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    await expect.poll(() => subscribed.length).toBe(1);
+    /** The invoice events a socket delivered: [sequence, invoice id]. */
+    const events = (socket: number) =>
+      sockets[socket]!.received.map((f) => JSON.parse(f)).filter((f) => f.type === 'next' && f.payload.data?.invoiceEvents).map((f) => [f.payload.data.invoiceEvents.sequence, f.payload.data.invoiceEvents.invoice.id]);
+    const before = await createInvoice({ customer: { name: '끊기전' }, amount: 43_000 });
+    await expect.poll(() => events(0).map(([, id]) => id)).toContain(before.id);
+    await page.locator(`tr[data-invoice-id="${before.id}"]`).waitFor();
+    const last = events(0).at(-1)![0];
+
+    // The connection drops (as a proxy's restart would); the page's next subscribe waits until an invoice is made in the gap.
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    await sockets[0]!.page.close({ code: 1012, reason: 'service restart' });
+    await sockets[0]!.server.close();
+    await expect.poll(() => sockets.length, { timeout: 20_000 }).toBe(2);
+    const during = await createInvoice({ customer: { name: '끊긴동안' }, amount: 43_100 });
+    open();
+    await expect.poll(() => subscribed.length, { timeout: 20_000 }).toBe(2);
+    expect(subscribed[1]).toEqual({ socket: 1, since: last });
+    // The service sends what happened after that sequence first: the invoice made in the gap.
+    await expect.poll(() => events(1).map(([, id]) => id)).toContain(during.id);
+    await page.locator(`tr[data-invoice-id="${during.id}"]`).waitFor({ timeout: 10_000 });
     expect(foreign, 'requests to other origins').toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

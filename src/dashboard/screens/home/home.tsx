@@ -97,8 +97,9 @@ export default function Screen({ lang }: ScreenProps) {
     const timer = setInterval(refresh, VERIFICATION_POLL_MS);
     return () => clearInterval(timer);
   }, [watching]);
-  // A payment (or a new invoice) anywhere in the workspace: the test-deposit step reads its state again.
-  useEffect(() => followInvoiceEvents(() => refresh()), []);
+  // A payment (or a new invoice) anywhere in the workspace, or a connection (again) in place: the test-deposit step
+  // reads its state again.
+  useEffect(() => followInvoiceEvents(() => refresh(), () => refresh()), []);
 
   if (!d || !done) {
     return (
