@@ -1,7 +1,7 @@
 /**
  * `cli listen`: streams the workspace's events to the terminal over graphql-ws and, with --forward-to, POSTs each one
- * to a local URL signed the Standard Webhooks way with a secret printed at start (like `stripe listen`). On reconnect
- * it asks for what it missed with sinceSequence.
+ * to a local URL signed the Standard Webhooks way with a secret printed at start (like `stripe listen`). After a lost
+ * connection it subscribes again with sinceSequence, so the events it missed come first.
  */
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -26,24 +26,37 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
   if (secret) out(`Forwarding events to ${opts.forwardTo} — signing secret: ${secret}`);
   let since: string | null = null;
   let received = 0;
+  // Reconnecting is ours (retryAttempts: 0): graphql-ws's retry would send the subscription as first sent, and the
+  // events of the gap would be lost; ours subscribes again from the last sequence received.
   const client = createClient({
     url: opts.url.replace(/^http/, 'ws') + '/graphql',
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${opts.token}` },
-    retryAttempts: Infinity,
-    shouldRetry: () => true,
+    retryAttempts: 0,
   });
   out(`Listening for events on ${opts.url} (Ctrl-C to stop)…`);
+  let unsubscribe = () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
   try {
     await new Promise<void>((resolve, reject) => {
-      const subscribe = () =>
-        client.subscribe<{ invoiceEvents: any }>(
+      let stopped = false;
+      const stop = (error?: Error) => {
+        stopped = true;
+        clearTimeout(timer);
+        unsubscribe();
+        if (error) reject(error);
+        else resolve();
+      };
+      const subscribe = () => {
+        unsubscribe = client.subscribe<{ invoiceEvents: any }>(
           { query: QUERY, variables: { since } },
           {
             next: async (msg) => {
-              if (msg.errors?.length) return reject(new Error(msg.errors.map((e) => e.message).join('; ')));
+              if (msg.errors?.length) return stop(new Error(msg.errors.map((e) => e.message).join('; ')));
               const e = msg.data!.invoiceEvents;
               since = e.sequence;
+              failures = 0;
               received++;
               out(`${e.createdAt}  #${e.sequence}  invoice.${e.type}  ${e.invoice.id}  ${e.invoice.customer.name}  ${e.invoice.amount}원  ${e.invoice.status}`);
               if (opts.forwardTo && secret) {
@@ -56,17 +69,30 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
                   out(`  → ${opts.forwardTo} failed: ${(err as Error).message}`);
                 }
               }
-              if (opts.max && received >= opts.max) resolve();
+              if (opts.max && received >= opts.max) stop();
             },
-            error: (err) => reject(err instanceof Error ? err : new Error(JSON.stringify(err))),
-            complete: () => subscribe(),
+            // The service refused the subscription (its GraphQL errors): that is final. A connection lost or not made
+            // (a close event, a network error): again in a while, from the last sequence received.
+            error: (err) => {
+              if (Array.isArray(err)) return stop(new Error(err.map((e: { message?: string }) => e.message).join('; ')));
+              // 4400-4499: the protocol's refusals (a key refused at connection: 4403), as final as a GraphQL error.
+              const { code, reason } = err as { code?: unknown; reason?: unknown };
+              if (typeof code === 'number' && code >= 4400 && code < 4500) return stop(new Error(`The service closed the connection: ${code} ${String(reason ?? '')}`.trim()));
+              again();
+            },
+            complete: () => again(),
           },
         );
-      const dispose = subscribe();
-      opts.signal?.addEventListener('abort', () => {
-        dispose();
-        resolve();
-      });
+      };
+      const again = () => {
+        if (stopped) return;
+        clearTimeout(timer);
+        const wait = Math.min(500 * 2 ** failures++, 15_000);
+        out(`Connection lost; subscribing again in ${wait / 1000} s, ${since ? `after event #${since}` : 'from now'}…`);
+        timer = setTimeout(subscribe, wait);
+      };
+      subscribe();
+      opts.signal?.addEventListener('abort', () => stop());
     });
   } finally {
     await client.dispose();

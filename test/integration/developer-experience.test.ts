@@ -11,6 +11,7 @@ import { listen } from '../../src/cli/listen.ts';
 import { simulatedDepositorName } from '../../src/cli/simulate.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { until } from '../helpers/wait.ts';
 import { createHmac } from 'node:crypto';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -303,6 +304,47 @@ describe(`developer experience on ${dbLabel}`, () => {
       }
       receiver.close();
     });
+
+    it('listen, its connection lost: subscribes again after the last event it printed, so an invoice made in the gap comes first', async () => {
+      const proxy = await new TcpProxy('127.0.0.1', Number(new URL(t.url).port)).start();
+      const lines: string[] = [];
+      const controller = new AbortController();
+      const done = listen({ url: `http://127.0.0.1:${proxy.port}`, token: m.apiKey.secret, out: (l) => lines.push(l), signal: controller.signal });
+      const printed = () => lines.filter((l) => l.includes('invoice.')).map((l) => ({ sequence: l.split(/\s+/)[1]!.slice(1), id: l.split(/\s+/)[3]! }));
+      const create = async (name: string, amount: number) => {
+        const r = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount } });
+        expect(r.status).toBe(201);
+        return r.body.data.id as string;
+      };
+      try {
+        // Invoices until one is printed: the subscription is in place.
+        for (let i = 0; printed().length === 0 && i < 50; i++) {
+          await create(`리슨준비${'가나다라마바사아자차카타파하'[i % 14]}`, 9200 + i);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const before = printed().at(-1)!;
+        expect(before).toBeDefined();
+        await proxy.cut();
+        await until(() => lines.some((l) => l.startsWith('Connection lost')), Boolean, 10_000);
+        expect(lines.find((l) => l.startsWith('Connection lost'))).toContain(`after event #${before.sequence}`);
+        const gap = await create('끊긴동안리슨', 9300);
+        await proxy.restore();
+        await until(() => printed().some((p) => p.id === gap), Boolean, 20_000);
+        const after = printed().slice(printed().findIndex((p) => p.sequence === before.sequence) + 1);
+        expect(after[0]).toEqual({ sequence: expect.any(String), id: gap });
+        expect(BigInt(after[0]!.sequence)).toBeGreaterThan(BigInt(before.sequence));
+      } finally {
+        controller.abort();
+        await done;
+        await proxy.cut();
+      }
+    }, 60_000);
+
+    it('listen with a key the service refuses ends with the refusal instead of trying again', async () => {
+      const lines: string[] = [];
+      await expect(listen({ url: t.url, token: 'sk_live_not_a_real_key_000000000000', out: (l) => lines.push(l) })).rejects.toThrow(/4403|UNAUTHENTICATED|Invalid|Forbidden/i);
+      expect(lines.some((l) => l.startsWith('Connection lost'))).toBe(false);
+    }, 30_000);
   });
 });
 
