@@ -10,10 +10,19 @@ import { signatureHeaders } from '../domain/webhooks/signing.ts';
 
 const QUERY = `subscription($since: String) { invoiceEvents(sinceSequence: $since) { eventId sequence type createdAt invoice { id number status amount customer { name } paidAt } } }`;
 
+/** Close codes after which connecting again cannot help (graphql-ws's own, and 4403: the key refused). */
+const FINAL_CLOSE_CODES = new Set([4004, 4005, 4400, 4401, 4403, 4406, 4409, 4429, 4500]);
+/** GraphQL error codes that pass: wait and subscribe again. */
+const TRANSIENT_CODES = new Set(['RATE_LIMITED', 'TOO_MANY_REQUESTS', 'SERVICE_UNAVAILABLE']);
+/** GraphQL error codes of a sequence the service cannot resume from. */
+const SEQUENCE_CODES = new Set(['CATCH_UP_TOO_LARGE', 'EVENTS_NOT_RETAINED', 'VALIDATION_FAILED']);
+
 export interface ListenOptions {
   url: string;
   token: string;
   forwardTo?: string;
+  /** Replay the events after this sequence first (the last one a previous run printed), then the live ones. */
+  since?: string;
   out?: (line: string) => void;
   /** Stop after this many events (tests). */
   max?: number;
@@ -24,8 +33,9 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
   const out = opts.out ?? ((l: string) => console.log(l));
   const secret = opts.forwardTo ? newWebhookSecret() : null;
   if (secret) out(`Forwarding events to ${opts.forwardTo} — signing secret: ${secret}`);
-  let since: string | null = null;
+  let since: string | null = opts.since ?? null;
   let received = 0;
+  let failures = 0;
   // Reconnecting is ours (retryAttempts: 0): graphql-ws's retry would send the subscription as first sent, and the
   // events of the gap would be lost; ours subscribes again from the last sequence received.
   const client = createClient({
@@ -33,11 +43,11 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${opts.token}` },
     retryAttempts: 0,
+    on: { connected: () => (failures = 0) },
   });
   out(`Listening for events on ${opts.url} (Ctrl-C to stop)…`);
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let failures = 0;
   try {
     await new Promise<void>((resolve, reject) => {
       let stopped = false;
@@ -49,14 +59,18 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
         else resolve();
       };
       const subscribe = () => {
+        // The service's errors come as a result, then the end: the end is then theirs to deal with (refused).
+        let answered = false;
         unsubscribe = client.subscribe<{ invoiceEvents: any }>(
           { query: QUERY, variables: { since } },
           {
             next: async (msg) => {
-              if (msg.errors?.length) return stop(new Error(msg.errors.map((e) => e.message).join('; ')));
+              if (msg.errors?.length) {
+                answered = true;
+                return refused(msg.errors);
+              }
               const e = msg.data!.invoiceEvents;
               since = e.sequence;
-              failures = 0;
               received++;
               out(`${e.createdAt}  #${e.sequence}  invoice.${e.type}  ${e.invoice.id}  ${e.invoice.customer.name}  ${e.invoice.amount}원  ${e.invoice.status}`);
               if (opts.forwardTo && secret) {
@@ -71,24 +85,41 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
               }
               if (opts.max && received >= opts.max) stop();
             },
-            // The service refused the subscription (its GraphQL errors): that is final. A connection lost or not made
-            // (a close event, a network error): again in a while, from the last sequence received.
+            // The service's errors (refused); a connection lost or not made (a close event, a network error): again in
+            // a while, from the last sequence received.
             error: (err) => {
-              if (Array.isArray(err)) return stop(new Error(err.map((e: { message?: string }) => e.message).join('; ')));
-              // 4400-4499: the protocol's refusals (a key refused at connection: 4403), as final as a GraphQL error.
+              if (Array.isArray(err)) return refused(err);
+              // The protocol's refusals (a key refused at connection: 4403; graphql-ws's own final codes) end it.
               const { code, reason } = err as { code?: unknown; reason?: unknown };
-              if (typeof code === 'number' && code >= 4400 && code < 4500) return stop(new Error(`The service closed the connection: ${code} ${String(reason ?? '')}`.trim()));
+              if (typeof code === 'number' && FINAL_CLOSE_CODES.has(code)) return stop(new Error(`The service closed the connection: ${code} ${String(reason ?? '')}`.trim()));
               again();
             },
-            complete: () => again(),
+            complete: () => {
+              if (!answered) again();
+            },
           },
         );
       };
-      const again = () => {
+      /**
+       * The service answered with errors: a limit or an outage (RATE_LIMITED, SERVICE_UNAVAILABLE) is waited out; a
+       * sequence it cannot resume from (CATCH_UP_TOO_LARGE, EVENTS_NOT_RETAINED, VALIDATION_FAILED on sinceSequence)
+       * is said, and listening goes on from now; anything else (a key refused) ends listen.
+       */
+      const refused = (errors: readonly { message?: string; extensions?: { code?: unknown } }[]) => {
+        const codes = errors.map((e) => String(e.extensions?.code ?? ''));
+        if (codes.some((c) => TRANSIENT_CODES.has(c))) return again(`The service asks to wait (${codes.join(', ')})`);
+        if (since !== null && codes.some((c) => SEQUENCE_CODES.has(c))) {
+          out(`The events after #${since} cannot be caught up on (${codes.join(', ')}: ${errors.map((e) => e.message).join('; ')}); listening from now on. The events query pages through the ones missed.`);
+          since = null;
+          return subscribe();
+        }
+        stop(new Error(errors.map((e) => e.message).join('; ')));
+      };
+      const again = (why = 'Connection lost') => {
         if (stopped) return;
         clearTimeout(timer);
         const wait = Math.min(500 * 2 ** failures++, 15_000);
-        out(`Connection lost; subscribing again in ${wait / 1000} s, ${since ? `after event #${since}` : 'from now'}…`);
+        out(`${why}; subscribing again in ${wait / 1000} s, ${since ? `after event #${since}` : 'from now'}…`);
         timer = setTimeout(subscribe, wait);
       };
       subscribe();

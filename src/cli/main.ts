@@ -10,7 +10,7 @@ const USAGE = `Usage:
   npm run cli -- bootstrap [--url URL] [--email E] [--password P] [--name N]
   npm run cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
   npm run cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
-  npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--url URL]
+  npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--since <event sequence>] [--url URL]
   npm run cli -- forward-text --token <notificationToken> --text "<the bank's text>" [--channel SMS|PUSH] [--sender <number or app>]
   npm run cli -- connect-simulated-shop --token <session token> --shop <name>
   npm run cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     bank: { type: 'string' },
     truncate: { type: 'string' },
     'forward-to': { type: 'string' },
+    since: { type: 'string' },
     shop: { type: 'string' },
     text: { type: 'string' },
     channel: { type: 'string' },
@@ -124,7 +125,7 @@ try {
     }
     const ac = new AbortController();
     process.on('SIGINT', () => ac.abort());
-    await listen({ url, token: values.token, forwardTo: values['forward-to'], signal: ac.signal });
+    await listen({ url, token: values.token, forwardTo: values['forward-to'], since: values.since, signal: ac.signal });
   } else {
     console.error(USAGE);
     process.exit(2);

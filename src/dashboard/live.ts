@@ -54,24 +54,39 @@ export function followEvents<F extends string, E extends { sequence: string }>(
   let startedAt = 0;
   const subscribe = () => {
     startedAt = Date.now();
+    let refused = false;
     unsubscribe = ws.subscribe<{ [K in F]: E }>(
       { query, variables: { since } },
       {
         next: (r) => {
           const e = r.data?.[field];
-          if (!e) return;
+          if (!e) {
+            refused ||= !!r.errors?.length;
+            return;
+          }
           since = e.sequence;
           onEvent(e);
         },
         // Ended (the connection lost, the service stopping, a refusal): again in a while, from the last sequence received.
-        error: () => again(),
-        complete: () => again(),
+        error: (err) => again(refused || Array.isArray(err)),
+        complete: () => again(refused),
       },
     );
   };
-  const again = () => {
+  /**
+   * `refused`: the service answered the subscription with errors. The sequence may be the cause (more events missed
+   * than a subscription catches up on, CATCH_UP_TOO_LARGE; or no longer known, after a restore): a subscription from
+   * now starts at once, and the page reads itself again rather than wait for the events it missed.
+   */
+  const again = (refused = false) => {
     if (stopped) return;
     clearTimeout(timer);
+    if (refused && since !== null) {
+      since = null;
+      subscribe();
+      onReady?.();
+      return;
+    }
     // A subscription that lasted is a new start; one refused at once (or a service still down) waits longer each time.
     if (Date.now() - startedAt > RESUBSCRIBE_MS[1]) failures = 0;
     timer = setTimeout(subscribe, Math.min(RESUBSCRIBE_MS[0] * 2 ** failures++, RESUBSCRIBE_MS[1]));

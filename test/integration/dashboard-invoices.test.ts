@@ -248,6 +248,8 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     const sockets: { page: WebSocketRoute; server: WebSocketRoute; received: string[] }[] = [];
     const subscribed: { socket: number; since: string | null }[] = [];
     let gate: Promise<void> | null = null;
+    /** Sent instead of the page's sequence in its next subscribe (a sequence the service no longer knows). */
+    let forge: string | null = null;
     await context.routeWebSocket(/\/graphql$/, (ws) => {
       const socket = { page: ws, server: ws.connectToServer(), received: [] as string[] };
       const n = sockets.push(socket) - 1;
@@ -256,6 +258,11 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
         if (msg.type === 'subscribe' && String(msg.payload.query).includes('invoiceEvents')) {
           await gate;
           subscribed.push({ socket: n, since: msg.payload.variables?.since ?? null });
+          if (forge) {
+            msg.payload.variables = { ...msg.payload.variables, since: forge };
+            forge = null;
+            return socket.server.send(JSON.stringify(msg));
+          }
         }
         socket.server.send(frame);
       });
@@ -288,6 +295,22 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     // The service sends what happened after that sequence first: the invoice made in the gap.
     await expect.poll(() => events(1).map(([, id]) => id)).toContain(during.id);
     await page.locator(`tr[data-invoice-id="${during.id}"]`).waitFor({ timeout: 10_000 });
+
+    // Dropped again, and the sequence it resumes from is refused (beyond the workspace's last event, as after a
+    // restore): the page subscribes from now at once, on the same connection, and reads the list again.
+    gate = null;
+    forge = '9000000000000000000';
+    await sockets[1]!.page.close({ code: 1012, reason: 'service restart' });
+    await sockets[1]!.server.close();
+    await expect.poll(() => subscribed.length, { timeout: 20_000 }).toBe(4);
+    expect(subscribed.slice(2)).toEqual([
+      { socket: 2, since: events(1).at(-1)![0] },
+      { socket: 2, since: null },
+    ]);
+    expect(sockets[2]!.received.some((f) => f.includes('VALIDATION_FAILED'))).toBe(true);
+    const after = await createInvoice({ customer: { name: '복원뒤' }, amount: 43_200 });
+    await expect.poll(() => events(2).map(([, id]) => id)).toContain(after.id);
+    await page.locator(`tr[data-invoice-id="${after.id}"]`).waitFor({ timeout: 10_000 });
     expect(foreign, 'requests to other origins').toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

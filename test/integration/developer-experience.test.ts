@@ -340,6 +340,37 @@ describe(`developer experience on ${dbLabel}`, () => {
       }
     }, 60_000);
 
+    it('listen --since replays the events after it first; a sequence the service cannot resume from is said, and listening goes on from now', async () => {
+      const lines: string[] = [];
+      const controller = new AbortController();
+      const create = async (name: string, amount: number) => (await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name }, amount } })).body.data.id as string;
+      const a = await create('리슨다시가', 9400);
+      const b = await create('리슨다시나', 9401);
+      const seqOf = async (id: string) => (await t.client.gql<{ events: { sequence: string }[] }>(`query($id: ID!) { events(invoiceId: $id) { sequence } }`, { id }, m.apiKey.secret)).events[0]!.sequence;
+      const done = listen({ url: t.url, token: m.apiKey.secret, since: await seqOf(a), out: (l) => lines.push(l), signal: controller.signal, max: 1 });
+      expect((await done).received).toBe(1);
+      expect(lines.filter((l) => l.includes('invoice.')).map((l) => l.split(/\s+/)[3])).toEqual([b]);
+
+      // Beyond the workspace's last event (as after a restore): said, then from now.
+      const beyond: string[] = [];
+      const later = listen({ url: t.url, token: m.apiKey.secret, since: '9000000000000000000', out: (l) => beyond.push(l), signal: controller.signal, max: 1 });
+      await until(() => beyond.some((l) => l.includes('cannot be caught up on')), Boolean, 10_000);
+      expect(beyond.find((l) => l.includes('cannot be caught up on'))).toContain('VALIDATION_FAILED');
+      let c = '';
+      await until(
+        async () => {
+          if (!beyond.some((l) => l.includes('invoice.'))) c = await create(`리슨다시${'다라마바사아자차카타'[Math.floor(Math.random() * 10)]}`, 9402 + Math.floor(Math.random() * 1000));
+          return beyond.some((l) => l.includes('invoice.'));
+        },
+        Boolean,
+        10_000,
+        300,
+      );
+      expect((await later).received).toBe(1);
+      expect(beyond.filter((l) => l.includes('invoice.')).map((l) => l.split(/\s+/)[3])).toEqual([c]);
+      controller.abort();
+    }, 60_000);
+
     it('listen with a key the service refuses ends with the refusal instead of trying again', async () => {
       const lines: string[] = [];
       await expect(listen({ url: t.url, token: 'sk_live_not_a_real_key_000000000000', out: (l) => lines.push(l) })).rejects.toThrow(/4403|UNAUTHENTICATED|Invalid|Forbidden/i);

@@ -146,13 +146,20 @@ export async function assertUsableReceivingAccounts(db: Tx | Deps['prisma'] | Ra
 }
 
 /**
- * The same check in the transaction that writes an invoice naming the accounts, holding their rows (FOR SHARE) until
- * it commits: taking an account out of use (an UPDATE of its row) waits for the invoice, and an invoice that waited
- * for such an update reads the account as it now is. Another invoice naming the account does not wait.
+ * The same check in the transaction that writes an invoice naming the accounts, holding the workspace's own rows (FOR
+ * SHARE) until it commits: taking an account out of use (an UPDATE of its row) waits for the invoice, and an invoice
+ * that waited for such an update reads the account as it now is (the locked rows are read at their latest version).
+ * Another invoice naming the account does not wait. Another workspace's accounts are read, unlocked, only to be
+ * refused (OUT_OF_SCOPE).
  */
+const HELD_ACCOUNTS = `WITH own AS (SELECT id, "workspaceId", "verifiedAt", active FROM "BankAccount"
+                       WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL AND "workspaceId" = $2 FOR SHARE)
+  SELECT * FROM own
+  UNION ALL SELECT id, "workspaceId", "verifiedAt", active FROM "BankAccount" WHERE id = ANY($1::text[]) AND "deletedAt" IS NULL AND "workspaceId" <> $2`;
+
 export async function holdUsableReceivingAccounts(q: RawQuery, workspaceId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  refuseUnusable(await q<UsableAccountRow>(`${USABLE_ACCOUNTS} FOR SHARE`, [[...ids]], { prepare: true }), workspaceId, ids);
+  refuseUnusable(await q<UsableAccountRow>(HELD_ACCOUNTS, [[...ids], workspaceId], { prepare: true }), workspaceId, ids);
 }
 
 function refuseUnusable(found: UsableAccountRow[], workspaceId: string, ids: readonly string[]): void {

@@ -13,8 +13,9 @@ import { isShopLinked } from './reserved-metadata.ts';
  * its `shop.confirm` job is queued — or, when the shop already has it confirmed (paid, un-matched, paid again), its
  * attention is cleared. Orders WAITING for this invoice (a second order of the same buyer and amount) are imported
  * at the next sync: their connections' syncs are made due now (the shop-sync worker is woken after the commit), so
- * the buyer's second transfer finds its invoice. Also when a sync of the shop is running (its lease held): it may have
- * tried those orders already, and a due time it did not claim is kept when it ends, which runs it again at once. Nothing for an invoice without a shop link (no query at all).
+ * the buyer's second transfer finds its invoice. Whatever the due time was: a sync running (or being claimed at this
+ * moment) may have tried those orders before this payment commits, and the due time it did not claim is kept when it
+ * ends, which runs it again at once; a claim not yet made waits for this row's update, and then sees the payment. Nothing for an invoice without a shop link (no query at all).
  */
 export async function queueShopConfirmation(db: Sql, invoice: Pick<Invoice, 'id' | 'metadata'>, now: Date): Promise<void> {
   if (!isShopLinked(invoice.metadata)) return;
@@ -35,7 +36,7 @@ export async function queueShopConfirmation(db: Sql, invoice: Pick<Invoice, 'id'
        SELECT $3, 'shop.confirm', jsonb_build_object('shopOrderId', o.id), $2::timestamptz, $2::timestamptz, $2::timestamptz FROM o WHERE o.state = 'CONFIRMING'
      ), due AS (
        UPDATE "ShopConnection" c SET "nextSyncAt" = $2::timestamptz
-        WHERE c.state = 'CONNECTED' AND (c."nextSyncAt" IS NULL OR c."nextSyncAt" > $2::timestamptz OR c."syncLeaseUntil" > $2::timestamptz)
+        WHERE c.state = 'CONNECTED'
           AND c."workspaceId" = (SELECT "workspaceId" FROM "ShopOrder" WHERE "invoiceId" = $1)
           AND EXISTS (SELECT 1 FROM "ShopOrder" w WHERE w."connectionId" = c.id AND w.state = 'WAITING' AND w.reason = $1)
        RETURNING c.id

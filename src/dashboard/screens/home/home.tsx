@@ -11,7 +11,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { graphql, type ResultOf } from '../../graphql.ts';
 import { kst, t, won, type Lang } from '../../i18n.ts';
-import { followInvoiceEvents } from '../../live.ts';
+import { followInvoiceEvents, useRereadOn } from '../../live.ts';
 import { onLink } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { ErrorNote, refusalOf, SecretOnce, type Refusal } from '../../ui.tsx';
@@ -99,7 +99,7 @@ export default function Screen({ lang }: ScreenProps) {
   }, [watching]);
   // A payment (or a new invoice) anywhere in the workspace, or a connection (again) in place: the test-deposit step
   // reads its state again.
-  useEffect(() => followInvoiceEvents(() => refresh(), () => refresh()), []);
+  useRereadOn((again) => followInvoiceEvents(again, again), reread, state.fetching);
 
   if (!d || !done) {
     return (
