@@ -72,7 +72,7 @@ describe('the CSV', () => {
     };
     const ko = exportCsv('ko', DEPOSIT_COLUMNS, [deposit]).split('\r\n');
     expect(ko[0]).toBe('\uFEFFID,입금 시각(KST),기록 시각(KST),입금자명,금액(원),계좌 ID,계좌 별칭,계좌번호,수신 경로,매칭된 주문서 ID,매칭 방법,숨김');
-    expect(ko[1]).toBe(`trx_1,2026-11-26 10:00:00,2026-11-26 10:00:02,"'=cmd|""/C calc""!A0",12000,bac_1,"주거래, 통장",1234,NOTIFICATION,,,N`);
+    expect(ko[1]).toBe(`trx_1,2026-11-26 10:00:00,2026-11-26 10:00:02,"'=cmd|""/C calc""!A0",12000,bac_1,"주거래, 통장","=""1234""",NOTIFICATION,,,N`);
     const en = exportCsv('en', DEPOSIT_COLUMNS, [deposit]).split('\r\n');
     expect(en[0]).toBe('\uFEFFID,Received (KST),Recorded (KST),Depositor name,Amount (KRW),Account ID,Account alias,Account number,Source,Matched invoice ID,Match method,Hidden');
     expect(en[1]).toBe(ko[1]);
@@ -89,6 +89,10 @@ describe('the CSV', () => {
     expect(businessNumberText('1234567890')).toBe('123-45-67890');
     expect([businessNumberText(null), businessNumberText('123')]).toEqual([null, '123']);
     for (const text of ['010-1234-5678', '02-1234-5678', '123-45-67890']) expect(csvField(text)).toBe(text);
+    // A bank account number, grouped differently by each bank: kept as written with a formula of digits only.
+    expect(csvField({ digits: '0110123456789' })).toBe('"=""0110123456789"""');
+    expect(csvField({ digits: '=1+1' })).toBe("'=1+1");
+    expect(csvField({ digits: '110-123-456789' })).toBe('110-123-456789');
     const invoice = { id: 'ivc_1', number: 1, status: 'PENDING', amount: 1000, createdAt: '2026-11-26T00:00:00.000Z', expiresAt: null, paidAt: null, canceledAt: null, cancelReason: null, customer: { name: '홍길동', email: null, phoneNumber: '01012345678' } };
     expect(exportCsv('en', INVOICE_COLUMNS, [invoice as never]).split('\r\n')[1]).toContain(',010-1234-5678,1000,');
     const receipt = (type: string, identifier: string) => ({ id: 'crc_1', kind: 'ISSUE', status: 'ISSUED', type, issuedAt: null, identifier, amount: 1100, supplyCost: 1000, tax: 100, canceledAmount: 0, relatedInvoiceId: null, originalId: null, ntsConfirmNum: null });

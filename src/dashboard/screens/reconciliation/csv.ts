@@ -12,14 +12,18 @@
  * - Times in KST (YYYY-MM-DD HH:MM:SS), the zone the dashboard shows and the API's date filters use.
  * - Phone and business registration numbers with their hyphens (010-1234-5678, 123-45-67890), as Koreans write them:
  *   the API's bare digits would be read as a number, and the leading 0 dropped. The hyphenated text is no number and no
- *   formula, so it stays as written (the usual ="010..." trick is itself a formula, which the guard above forbids).
+ *   formula, so it stays as written. A bank account number, whose grouping varies by bank, is written ="0123..." (a
+ *   formula of our own making around digits only, which the guard above would refuse in text from outside).
  */
 import { kstWallClock } from '../../i18n.ts';
 
 export const BOM = '\uFEFF';
 
-/** A cell: text (guarded and quoted as needed), a number (written as is), or nothing (an empty cell). */
-export type Cell = string | number | null | undefined;
+/**
+ * A cell: text (guarded and quoted as needed), a number (written as is), digits to keep as written (`{digits}`), or
+ * nothing (an empty cell).
+ */
+export type Cell = string | number | { digits: string } | null | undefined;
 
 /** The characters a spreadsheet reads as the start of a formula (OWASP's list). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -30,6 +34,11 @@ export function csvField(cell: Cell): string {
   if (typeof cell === 'number') {
     // Amounts and counts are integers; anything else (NaN, Infinity) would be a bug upstream, written as nothing.
     return Number.isFinite(cell) ? String(cell) : '';
+  }
+  if (typeof cell === 'object') {
+    // A bank account number: Excel would read its digits as a number, drop a leading 0 and show 12 digits or more as
+    // 1.10123E+11. ="..." makes it text; only digits go in, so the formula can say nothing else. Else: as text.
+    return /^\d{1,30}$/.test(cell.digits) ? `"=""${cell.digits}"""` : csvField(cell.digits);
   }
   const text = FORMULA_START.test(cell) ? `'${cell}` : cell;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
