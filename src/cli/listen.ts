@@ -72,9 +72,11 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
               const e = msg.data!.invoiceEvents;
               since = e.sequence;
               received++;
-              out(`${e.createdAt}  #${e.sequence}  invoice.${e.type}  ${e.invoice.id}  ${e.invoice.customer.name}  ${e.invoice.amount}원  ${e.invoice.status}`);
+              // invoiceEvents says `paid` for invoice.paid, and other events of the invoice (shop_order.confirmed) whole.
+              const type = e.type.includes('.') ? e.type : `invoice.${e.type}`;
+              out(`${e.createdAt}  #${e.sequence}  ${type}  ${e.invoice.id}  ${e.invoice.customer.name}  ${e.invoice.amount}원  ${e.invoice.status}`);
               if (opts.forwardTo && secret) {
-                const body = JSON.stringify({ id: e.eventId, type: `invoice.${e.type}`, createdAt: e.createdAt, data: { invoice: e.invoice } });
+                const body = JSON.stringify({ id: e.eventId, type, createdAt: e.createdAt, data: { invoice: e.invoice } });
                 const headers = signatureHeaders([secret], e.eventId, Math.floor(Date.now() / 1000), body);
                 try {
                   const r = await fetch(opts.forwardTo, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });

@@ -1,4 +1,4 @@
-/** `npm run cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, forward-text, listen, the simulated shop's and the simulated history's commands (USAGE below). */
+/** `npm run -s cli -- <command>` against a running service: bootstrap, deposit, simulate-deposit, forward-text, listen, the simulated shop's and the simulated history's commands (USAGE below). */
 import { parseArgs } from 'node:util';
 import { ServiceClient, bootstrap } from './client.ts';
 import { listen } from './listen.ts';
@@ -6,20 +6,31 @@ import { simulatedDepositorName } from './simulate.ts';
 import { connectSimulatedHistory, simulateHistoryDeposit } from './history.ts';
 import { connectSimulatedShop, shopOrder, simulatedShopSide, simulateShopOrder, waitForShopOrder } from './shops.ts';
 
-const USAGE = `Usage:
-  npm run cli -- bootstrap [--url URL] [--email E] [--password P] [--name N]
-  npm run cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
-  npm run cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
-  npm run cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--since <event sequence>] [--url URL]
-  npm run cli -- forward-text --token <notificationToken> --text "<the bank's text>" [--channel SMS|PUSH] [--sender <number or app>]
-  npm run cli -- connect-simulated-shop --token <session token> --shop <name>
-  npm run cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
-  npm run cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]
-  npm run cli -- connect-simulated-history --token <session token> --account <bac_...>
-  npm run cli -- simulate-history-deposit --token <token> --feed <hfd_...> --name <depositorName> --amount <won> [--balance <won>]`;
+const USAGE = `Usage (every command also takes --url URL; default $SERVICE_URL, else http://127.0.0.1:$PORT, PORT 4000):
+  npm run -s cli -- bootstrap [--url URL] [--email E] [--password P] [--name N]
+  npm run -s cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
+  npm run -s cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
+  npm run -s cli -- listen --token <API key or session token> [--forward-to http://localhost:3000/webhooks] [--since <event sequence>] [--url URL]
+  npm run -s cli -- forward-text --token <notificationToken> --text "<the bank's text>" [--channel SMS|PUSH] [--sender <number or app>]
+  npm run -s cli -- connect-simulated-shop --token <session token> --shop <name>
+  npm run -s cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
+  npm run -s cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]
+  npm run -s cli -- connect-simulated-history --token <session token> --account <bac_...>
+  npm run -s cli -- simulate-history-deposit --token <token> --feed <hfd_...> --name <depositorName> --amount <won> [--balance <won>]`;
 
 const [command, ...rest] = process.argv.slice(2);
-const { values } = parseArgs({
+
+/** The command line read, or the usage with what is wrong in it (exit 2), never a stack trace. */
+function parsed() {
+  try {
+    return parseCommandLine();
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const parseCommandLine = () => parseArgs({
   args: rest,
   options: {
     url: { type: 'string' },
@@ -48,6 +59,7 @@ const { values } = parseArgs({
   },
   allowPositionals: false,
 });
+const { values } = parsed();
 const url = values.url ?? process.env.SERVICE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 4000}`;
 const client = new ServiceClient(url.replace(/\/$/, ''));
 
@@ -119,8 +131,8 @@ try {
     console.log(JSON.stringify(out, null, 2));
     if (!out.deposit) process.exit(1);
   } else if (command === 'listen') {
-    if (!values.token) {
-      console.error(USAGE);
+    if (!values.token || (values.since !== undefined && !/^\d{1,19}$/.test(values.since))) {
+      console.error(`${values.token ? '--since takes an event sequence: a number the listen output printed after #.\n\n' : ''}${USAGE}`);
       process.exit(2);
     }
     const ac = new AbortController();

@@ -27,6 +27,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Dashboard</title>
 <link rel="stylesheet" href="${ASSETS_PREFIX}app.css">
+<link rel="icon" type="image/svg+xml" href="${ASSETS_PREFIX}icon.svg">
 </head>
 <body>
 <div id="app"></div>
@@ -35,6 +36,9 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** The page's icon (a browser asks for /favicon.ico, a 404, without one): the won sign on the dashboard's blue. */
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ed8"/><path d="M7 9l4 14 5-11 5 11 4-14M6 15h20M6 19h20" fill="none" stroke="#fff" stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
+
 /** GET /dashboard and below: the page, or one of its assets (null: no such asset, or another method). */
 export async function handleDashboardPage(request: Request, path: string): Promise<Response | null> {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET.' });
@@ -42,6 +46,9 @@ export async function handleDashboardPage(request: Request, path: string): Promi
     return new Response(request.method === 'HEAD' ? null : PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
   }
   const name = path.slice(ASSETS_PREFIX.length);
+  if (name === 'icon.svg') {
+    return new Response(request.method === 'HEAD' ? null : ICON, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400', ...SECURITY_HEADERS } });
+  }
   const kind = ASSET_NAME.exec(name)?.[1];
   if (!kind) return null;
   const type = ASSET_TYPES[kind]!;

@@ -190,7 +190,11 @@ describe.skipIf(!runBrowserTests)('the onboarding checklist in Chromium', () => 
     expect(forwarded.body.outcome).toBe('DEPOSIT');
     await texts.locator('pre').filter({ hasText: '김첫문자' }).waitFor();
     await stepDone('feed');
-    // And the account history through the simulated bank, which books the test deposit below.
+    // And the account history through the simulated bank, which books the test deposit below. The aggregators offered
+    // are the service's (Popbill not configured here: not offered).
+    const offered = (await t.client.gql<{ historyAggregators: string[] }>('{ historyAggregators }', {}, session)).historyAggregators;
+    expect(offered).toEqual(['SIMULATED']);
+    expect(await texts.getByLabel('조회 대행사').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(offered);
     await texts.getByLabel('조회 대행사').selectOption('SIMULATED');
     await texts.getByRole('button', { name: '거래내역 연결' }).click();
     await texts.getByRole('status').filter({ hasText: '연결됨' }).waitFor();

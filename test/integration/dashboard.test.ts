@@ -33,8 +33,12 @@ describe('the dashboard over HTTP', () => {
       expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy'), res.headers.get('x-frame-options')]).toEqual([path, 200, 'text/html; charset=utf-8', DASHBOARD_CSP, 'DENY']);
       const html = await res.text();
       expect(html).not.toMatch(/https?:\/\/|<script>|style=/);
-      expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1]).sort()).toEqual(['/dashboard/assets/app.css', '/dashboard/assets/app.js']);
+      expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1]).sort()).toEqual(['/dashboard/assets/app.css', '/dashboard/assets/app.js', '/dashboard/assets/icon.svg']);
     }
+    // Its icon, so that a browser does not ask for /favicon.ico (a 404 in its console).
+    const icon = await fetch(`${t.url}/dashboard/assets/icon.svg`);
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/);
     const js = await fetch(`${t.url}/dashboard/assets/app.js`);
     expect([js.status, js.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
     // The initial script's budget (the issue: at most 250 KB gzipped): app.js and the chunks it imports at once, as

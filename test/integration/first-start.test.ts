@@ -162,6 +162,27 @@ describe(`first start: npm start on an empty ${onPostgres ? 'PostgreSQL database
     expect(me.bankAccount.verifiedAt).not.toBeNull();
   });
 
+  it("the tour's commands as the README writes them: `npm run -s cli -- bootstrap > me.json` is JSON; a bad argument gets the usage (exit 2), never a stack trace", async () => {
+    const npm = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn('npm', ['run', '-s', 'cli', '--', ...args], { cwd: ROOT, env: { ...process.env, SERVICE_URL: url } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const made = await npm(['bootstrap']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).apiKey.secret).toMatch(/^sk_live_/);
+    for (const args of [['listen', '--token', 'sk_x', '--since', '-1'], ['listen', '--token', 'sk_x', '--since'], ['listen', '--token', 'sk_x', '--since', 'abc'], ['listen', '--from', '3']]) {
+      const r = await runScript('cli', [...args, '--url', url]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('Usage');
+      expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('registers webhooks V1 and V2, a failing one and one that answers 410', async () => {
     for (const [name, hookUrl, version] of [
       ['v1', okV1.url, 'V1'],

@@ -23,6 +23,7 @@ const OnboardingQuery = graphql(`
   query DashboardOnboarding {
     bankAccounts { id alias provider number verifiedAt verificationCode }
     historyFeeds { id bankAccountId aggregator state lastError lastPolledAt }
+    historyAggregators
     bankTexts(first: 1) { id text outcome reason receivedAt }
     viewer { workspace { businessInfo { companyName corpNum agency agencyLinkedAt } } }
     apiKeys { id name }
@@ -213,7 +214,7 @@ function FeedStep({ lang, d, registration, onChange }: { lang: Lang; d: Onboardi
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const aggregator = form.get('aggregator') === 'POPBILL' ? ('POPBILL' as const) : ('SIMULATED' as const);
+    const aggregator = d.historyAggregators.find((a) => a === form.get('aggregator')) ?? 'SIMULATED';
     const r = await connect({ input: { bankAccountId: String(form.get('bankAccountId')), aggregator } });
     setRefusal(refusalOf(r, 'connectHistoryFeed'));
     onChange();
@@ -295,8 +296,12 @@ function FeedStep({ lang, d, registration, onChange }: { lang: Lang; d: Onboardi
           <label>
             {w(lang, 'aggregator')}
             <select name="aggregator">
-              <option value="SIMULATED">{w(lang, 'SIMULATED')}</option>
-              <option value="POPBILL">{w(lang, 'POPBILL')}</option>
+              {/* The ones this service offers (Popbill only when configured). */}
+              {d.historyAggregators.map((name) => (
+                <option key={name} value={name}>
+                  {w(lang, name)}
+                </option>
+              ))}
             </select>
           </label>
           <button type="submit" disabled={connecting.fetching}>
