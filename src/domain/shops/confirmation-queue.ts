@@ -15,7 +15,8 @@ import { isShopLinked } from './reserved-metadata.ts';
  * at the next sync: their connections' syncs are made due now (the shop-sync worker is woken after the commit), so
  * the buyer's second transfer finds its invoice. Whatever the due time was: a sync running (or being claimed at this
  * moment) may have tried those orders before this payment commits, and the due time it did not claim is kept when it
- * ends, which runs it again at once; a claim not yet made waits for this row's update, and then sees the payment. Nothing for an invoice without a shop link (no query at all).
+ * ends, which runs it again at once; a claim not yet made waits for this row's update, and then sees the payment.
+ * Nothing for an invoice without a shop link (no query at all).
  */
 export async function queueShopConfirmation(db: Sql, invoice: Pick<Invoice, 'id' | 'metadata'>, now: Date): Promise<void> {
   if (!isShopLinked(invoice.metadata)) return;
