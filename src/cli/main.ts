@@ -6,7 +6,7 @@ import { simulatedDepositorName } from './simulate.ts';
 import { connectSimulatedHistory, simulateHistoryDeposit } from './history.ts';
 import { connectSimulatedShop, shopOrder, simulatedShopSide, simulateShopOrder, waitForShopOrder } from './shops.ts';
 
-const USAGE = `Usage (every command also takes --url URL; default $SERVICE_URL, else http://127.0.0.1:$PORT, PORT 4000):
+const USAGE = `Usage:
   npm run -s cli -- bootstrap [--url URL] [--email E] [--password P] [--name N]
   npm run -s cli -- deposit --token <notificationToken> --name <depositorName> --amount <won> [--id <notificationId>] [--url URL]
   npm run -s cli -- simulate-deposit --token <notificationToken> --name <depositorName> --amount <won> [--bracket "(123)"] [--bank SHINHAN | --truncate 7]
@@ -16,7 +16,9 @@ const USAGE = `Usage (every command also takes --url URL; default $SERVICE_URL, 
   npm run -s cli -- simulate-shop-order --token <token> --connection <shc_...> --name <buyer's depositor name> --amount <won> [--pay-within-hours H]
   npm run -s cli -- shop-order --token <token> --connection <shc_...> --order <order id> [--wait-for CONFIRMED]
   npm run -s cli -- connect-simulated-history --token <session token> --account <bac_...>
-  npm run -s cli -- simulate-history-deposit --token <token> --feed <hfd_...> --name <depositorName> --amount <won> [--balance <won>]`;
+  npm run -s cli -- simulate-history-deposit --token <token> --feed <hfd_...> --name <depositorName> --amount <won> [--balance <won>]
+
+Every command takes --url URL: the service's address (default $SERVICE_URL, else http://127.0.0.1:$PORT, PORT 4000).`;
 
 const [command, ...rest] = process.argv.slice(2);
 
