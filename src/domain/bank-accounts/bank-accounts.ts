@@ -100,6 +100,15 @@ export async function updateBankAccount(deps: Deps, principal: Principal | null,
   return { bankAccountId: raw.bankAccountId };
 }
 
+/**
+ * The 1-won verification's depositor name while the deposit is still awaited (null once verified): readable again, so
+ * a merchant who reloaded the page (or lost the registration's answer) still knows what to send. No secret: it proves
+ * the account's deposits reach us, not who sent them.
+ */
+export function awaitedVerificationCode(a: { verifiedAt: Date | null; verificationCode: string }): string | null {
+  return a.verifiedAt ? null : a.verificationCode;
+}
+
 /** The bank-account snapshot stored on each deposit (spec: transaction.bankAccount). */
 export function bankAccountSnapshot(a: {
   id: string;

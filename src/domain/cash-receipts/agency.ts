@@ -3,6 +3,9 @@
  * the tax authority's result later). The simulated agency of the contract is the default adapter
  * (src/events/agency/simulated-agency.ts); a real agency's HTTP API is one more adapter.
  */
+/** A receipt type's purpose as the tax authority names it (the agency's tradeUsage, and the receipt e-mail's words). */
+export const RECEIPT_PURPOSE: Record<AgencyIssueRequest['type'], string> = { PERSONAL: '소득공제용', CORPORATE: '지출증빙용' };
+
 export interface AgencyIssueRequest {
   /** Our management key for this receipt (idempotency key at the agency). */
   mgtKey: string;

@@ -5,7 +5,7 @@ import type { CashReceipt } from '../../generated/prisma/client.ts';
 import { inTransaction, type Deps } from '../deps.ts';
 import { enqueueEmail, won } from '../email/email.ts';
 import { DomainError } from '../errors.ts';
-import { AgencyError } from './agency.ts';
+import { AgencyError, RECEIPT_PURPOSE } from './agency.ts';
 import { assertReceiptId, loadReceiptFor } from './reads.ts';
 import { parseSendEmailRequest } from './requests.ts';
 
@@ -27,7 +27,7 @@ export async function sendCashReceiptEmail(deps: Deps, principal: Principal | nu
 
 /** The receipt e-mail a buyer gets: the amount with its supply cost and VAT, the kind, the confirmation number. */
 function receiptEmailText(r: CashReceipt): { subject: string; text: string } {
-  const kind = r.type === 'PERSONAL' ? '소득공제용' : '지출증빙용';
+  const kind = RECEIPT_PURPOSE[r.type];
   return {
     subject: `현금영수증 ${r.kind === 'CANCELLATION' ? '취소 ' : ''}(${kind}, ${won(r.amount)}, 승인번호 ${r.ntsConfirmNum})`,
     text: [`현금영수증 (${kind})`, '', `승인번호: ${r.ntsConfirmNum}`, `거래 금액: ${won(r.amount)}`, `공급가액: ${won(r.supplyCost)}`, `부가세: ${won(r.tax)}`, `사업자등록번호: ${r.corpNum}`].join('\n'),

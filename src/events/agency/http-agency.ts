@@ -4,7 +4,7 @@
  */
 import { boundedExchange, ExchangeFailure, type Exchanged } from '../http-exchange.ts';
 import { createHash, createHmac } from 'node:crypto';
-import { AgencyError, type AgencyIssueRequest, type AgencyResult, type CashReceiptAgency } from '../../domain/cash-receipts/agency.ts';
+import { AgencyError, RECEIPT_PURPOSE, type AgencyIssueRequest, type AgencyResult, type CashReceiptAgency } from '../../domain/cash-receipts/agency.ts';
 
 export interface HttpAgencyOptions {
   baseUrl: string;
@@ -125,7 +125,7 @@ export function httpAgency(opts: HttpAgencyOptions): CashReceiptAgency {
       const payload = {
         mgtKey,
         tradeType: cancel ? '취소거래' : '승인거래',
-        tradeUsage: req.type === 'CORPORATE' ? '지출증빙용' : '소득공제용',
+        tradeUsage: RECEIPT_PURPOSE[req.type],
         identityNum: req.identifier,
         franchiseCorpNum: req.corpNum,
         totalAmount: String(req.amount),

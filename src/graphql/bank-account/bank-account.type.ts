@@ -1,5 +1,5 @@
 /** BankAccount (bac_), its registration (contract: registerBankAccount) and its alias and use (updateBankAccount). */
-import { registerBankAccount, updateBankAccount } from '../../domain/bank-accounts/bank-accounts.ts';
+import { awaitedVerificationCode, registerBankAccount, updateBankAccount } from '../../domain/bank-accounts/bank-accounts.ts';
 import { BANK_PROVIDERS } from '../../domain/bank-accounts/bank-providers.ts';
 import { requirePrincipal } from '../../domain/auth/rules.ts';
 import type { BankAccount } from '../../generated/prisma/client.ts';
@@ -20,12 +20,10 @@ export const BankAccountType = builder.prismaObject('BankAccount', {
     number: t.exposeString('number', { description: 'Account number without hyphens.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Registration time.' }),
     verifiedAt: t.expose('verifiedAt', { type: 'DateTime', nullable: true, description: 'When the 1-won verification completed; null until then.' }),
-    // Readable again until the deposit arrives: a merchant who reloaded the page (or lost the registration's answer)
-    // still knows what to send. It is no secret: it proves the account's deposits reach us, not who sent them.
     verificationCode: t.string({
       nullable: true,
       description: 'The depositor name of the 1-won verification deposit still awaited; null once the account is verified.',
-      resolve: (a) => (a.verifiedAt ? null : a.verificationCode),
+      resolve: awaitedVerificationCode,
     }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'Null for a non-deleted account.' }),
   }),
