@@ -21,13 +21,25 @@ export const InvoiceEventsSubscription = graphql(`
 
 export type InvoiceEvent = ResultOf<typeof InvoiceEventsSubscription>['invoiceEvents'];
 
+/** The workspace's last event sequence: what a subscription "from now" starts after. */
+const LastEventSequenceQuery = graphql(`
+  query DashboardLastEventSequence {
+    lastEventSequence
+  }
+`);
+
 /** How long to wait before subscribing again after the subscription ended: doubling from the first to the last. */
 const RESUBSCRIBE_MS = [1000, 15_000] as const;
 
 /**
  * Follows a subscription whose one field is an event with a `sequence` and whose one variable is `$since`: calls
  * `onEvent` for every event from now on, across reconnects, each time resuming after the last sequence received;
- * `onReady` each time the connection is (again) in place (a list may read itself again then). Returns the stop.
+ * `onReady` each time the page should read itself again. Returns the stop.
+ *
+ * "From now" is from a sequence, never from whenever the service happens to start the subscription: the workspace's
+ * last sequence is read first (`lastEventSequence`), then `onReady` (the page reads itself, after that sequence), then
+ * the subscription from that sequence. An event committed between the page's read and the subscription's start is
+ * delivered, not lost.
  *
  * The reconnecting is ours, not graphql-ws's (`retryAttempts: 0`): its retry sends the subscription again as first
  * sent, so the events of the gap would be lost; ours subscribes again with `$since`, and the service sends them first.
@@ -40,20 +52,46 @@ export function followEvents<F extends string, E extends { sequence: string }>(
 ): () => void {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   let failures = 0;
+  let since: string | null = null;
   const ws: Client = createClient({
     url,
     lazy: true,
+    // The connection outlives the last-sequence query that ends just before the subscription starts.
+    lazyCloseTimeout: 1000,
     retryAttempts: 0,
-    on: { connected: () => onReady?.() },
+    // Connected again, resuming from a sequence: the gap's events come first; the page reads itself as well.
+    on: { connected: () => since !== null && onReady?.() },
   });
   const query = print(document);
-  let since: string | null = null;
+  const headQuery = print(LastEventSequenceQuery);
   let stopped = false;
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   let startedAt = 0;
-  const subscribe = () => {
+  const start = () => {
     startedAt = Date.now();
+    if (since === null) readHead();
+    else subscribe();
+  };
+  /** From now: the last sequence, then the page's read, then the subscription from that sequence. */
+  const readHead = () => {
+    let head: string | null = null;
+    unsubscribe = ws.subscribe<ResultOf<typeof LastEventSequenceQuery>>(
+      { query: headQuery },
+      {
+        next: (r) => (head = r.data?.lastEventSequence ?? null),
+        error: () => again(),
+        complete: () => {
+          if (stopped) return;
+          if (head === null) return again();
+          since = head;
+          onReady?.();
+          subscribe();
+        },
+      },
+    );
+  };
+  const subscribe = () => {
     let refused = false;
     unsubscribe = ws.subscribe<{ [K in F]: E }>(
       { query, variables: { since } },
@@ -75,23 +113,22 @@ export function followEvents<F extends string, E extends { sequence: string }>(
   };
   /**
    * `refused`: the service answered the subscription with errors. The sequence may be the cause (more events missed
-   * than a subscription catches up on, CATCH_UP_TOO_LARGE; or no longer known, after a restore): a subscription from
-   * now starts at once, and the page reads itself again rather than wait for the events it missed.
+   * than a subscription catches up on, CATCH_UP_TOO_LARGE; or no longer known, after a restore): from now at once
+   * (the last sequence read again, and the page with it) rather than wait for the events it missed.
    */
   const again = (refused = false) => {
     if (stopped) return;
     clearTimeout(timer);
     if (refused && since !== null) {
       since = null;
-      subscribe();
-      onReady?.();
+      start();
       return;
     }
     // A subscription that lasted is a new start; one refused at once (or a service still down) waits longer each time.
     if (Date.now() - startedAt > RESUBSCRIBE_MS[1]) failures = 0;
-    timer = setTimeout(subscribe, Math.min(RESUBSCRIBE_MS[0] * 2 ** failures++, RESUBSCRIBE_MS[1]));
+    timer = setTimeout(start, Math.min(RESUBSCRIBE_MS[0] * 2 ** failures++, RESUBSCRIBE_MS[1]));
   };
-  subscribe();
+  start();
   return () => {
     stopped = true;
     clearTimeout(timer);

@@ -3,6 +3,7 @@
  * stored ones it missed, then the live ones. Why that holds (cursor, gaps, start order): src/events/README.md.
  */
 import type { SqlExecutor } from '../db/database.ts';
+import { lastEventSequence } from '../domain/events/catch-up.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
 import { busEventOf } from './outbox-dispatcher.ts';
 
@@ -194,10 +195,7 @@ export function eventMatches(filter: EventFilter, e: Pick<BusEvent, 'invoiceId' 
 export function workspaceEventSource(bus: EventBus, sql: Pick<SqlExecutor, 'query'>, workspaceId: string, filter: EventFilter): FeedSource {
   return {
     listen: (onEvent) => bus.listen(workspaceId, onEvent),
-    async lastSequence() {
-      const [row] = await sql.query<{ eventSeq: string | number | bigint }>(`SELECT "eventSeq" FROM "Workspace" WHERE id = $1`, [workspaceId]);
-      return row ? BigInt(row.eventSeq) : 0n;
-    },
+    lastSequence: () => lastEventSequence(sql, workspaceId),
     async isStored(sequence) {
       const rows = await sql.query(`SELECT 1 FROM "Event" WHERE "workspaceId" = $1 AND sequence = $2::bigint`, [workspaceId, sequence.toString()]);
       return rows.length > 0;

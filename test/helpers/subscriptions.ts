@@ -2,6 +2,7 @@
  * Subscription clients for tests: graphql-ws over a real WebSocket, and SSE over fetch; and what a subscriber should
  * receive (the stored events) with a way to produce many of them.
  */
+import { lastEventSequence as workspaceLastEventSequence } from '../../src/domain/events/catch-up.ts';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { SqlExecutor } from '../../src/db/database.ts';
@@ -152,8 +153,7 @@ export function deliveredEvents(items: { invoiceEvents: { sequence: string; type
 
 /** The workspace's last event sequence ("0" before its first event). */
 export async function lastEventSequence(sql: Pick<SqlExecutor, 'query'>, workspaceId: string): Promise<string> {
-  const [row] = await sql.query<{ eventSeq: string | bigint }>(`SELECT "eventSeq" FROM "Workspace" WHERE id = $1`, [workspaceId]);
-  return String(row!.eventSeq);
+  return String(await workspaceLastEventSequence(sql, workspaceId));
 }
 
 /**

@@ -242,12 +242,15 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     await context.close();
   }, 60_000);
 
-  it('after a dropped connection the list subscribes again from the last event it received: the events of the gap come first, and show', async () => {
+  it('the list follows from the sequence it read after: an invoice made before its subscription starts shows; after a dropped connection it subscribes again from the last event received, and the gap comes first', async () => {
     const { page, context, foreign, problems } = await openDashboard(browser, t.url, m, { locale: 'en-US', path: '/dashboard/assets/app.css' });
     // Every WebSocket of the page goes through here to the service: what the page subscribes with, what it receives.
     const sockets: { page: WebSocketRoute; server: WebSocketRoute; received: string[] }[] = [];
     const subscribed: { socket: number; since: string | null }[] = [];
-    let gate: Promise<void> | null = null;
+    /** Subscriptions sent by the page, counted before the gate. */
+    let sent = 0;
+    let open!: () => void;
+    let gate: Promise<void> | null = new Promise<void>((resolve) => (open = resolve));
     /** Sent instead of the page's sequence in its next subscribe (a sequence the service no longer knows). */
     let forge: string | null = null;
     await context.routeWebSocket(/\/graphql$/, (ws) => {
@@ -256,6 +259,7 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
       ws.onMessage(async (frame) => {
         const msg = JSON.parse(String(frame));
         if (msg.type === 'subscribe' && String(msg.payload.query).includes('invoiceEvents')) {
+          sent++;
           await gate;
           subscribed.push({ socket: n, since: msg.payload.variables?.since ?? null });
           if (forge) {
@@ -271,50 +275,65 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
         ws.send(frame);
       });
     });
-    await page.goto(`${t.url}/dashboard/invoices`);
-    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
-    await expect.poll(() => subscribed.length).toBe(1);
+    const lastSequence = async () => {
+      const r = await rest('POST', '/graphql', { query: '{ lastEventSequence }' });
+      expect(r.body.errors, JSON.stringify(r.body)).toBeUndefined();
+      return r.body.data.lastEventSequence as string;
+    };
     /** The invoice events a socket delivered: [sequence, invoice id]. */
     const events = (socket: number) =>
       sockets[socket]!.received.map((f) => JSON.parse(f)).filter((f) => f.type === 'next' && f.payload.data?.invoiceEvents).map((f) => [f.payload.data.invoiceEvents.sequence, f.payload.data.invoiceEvents.invoice.id]);
+
+    // The page reads the list and the last sequence; its subscription is held until an invoice is made meanwhile (as a
+    // slow service start of the subscription would let happen).
+    const head = await lastSequence();
+    await page.goto(`${t.url}/dashboard/invoices`);
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    await expect.poll(() => sent, { timeout: 20_000 }).toBe(1);
     const before = await createInvoice({ customer: { name: '끊기전' }, amount: 43_000 });
-    await expect.poll(() => events(0).map(([, id]) => id)).toContain(before.id);
-    await page.locator(`tr[data-invoice-id="${before.id}"]`).waitFor();
+    expect(await lastSequence()).not.toBe(head);
+    open();
+    await expect.poll(() => subscribed.length, { timeout: 20_000 }).toBe(1);
+    expect(subscribed[0]).toEqual({ socket: 0, since: head });
+    await expect.poll(() => events(0).map(([, id]) => id), { timeout: 10_000 }).toContain(before.id);
+    await page.locator(`tr[data-invoice-id="${before.id}"]`).waitFor({ timeout: 10_000 });
     const last = events(0).at(-1)![0];
 
     // The connection drops (as a proxy's restart would); the page's next subscribe waits until an invoice is made in the gap.
-    let open!: () => void;
     gate = new Promise<void>((resolve) => (open = resolve));
     await sockets[0]!.page.close({ code: 1012, reason: 'service restart' });
     await sockets[0]!.server.close();
-    await expect.poll(() => sockets.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => sent, { timeout: 20_000 }).toBe(2);
     const during = await createInvoice({ customer: { name: '끊긴동안' }, amount: 43_100 });
     open();
     await expect.poll(() => subscribed.length, { timeout: 20_000 }).toBe(2);
     expect(subscribed[1]).toEqual({ socket: 1, since: last });
     // The service sends what happened after that sequence first: the invoice made in the gap.
-    await expect.poll(() => events(1).map(([, id]) => id)).toContain(during.id);
+    await expect.poll(() => events(1).map(([, id]) => id), { timeout: 10_000 }).toContain(during.id);
     await page.locator(`tr[data-invoice-id="${during.id}"]`).waitFor({ timeout: 10_000 });
 
     // Dropped again, and the sequence it resumes from is refused (beyond the workspace's last event, as after a
-    // restore): the page subscribes from now at once, on the same connection, and reads the list again.
+    // restore): the page reads the last sequence again at once, on the same connection, and follows from it.
     gate = null;
     forge = '9000000000000000000';
+    await expect.poll(() => events(1).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const resumeFrom = events(1).at(-1)![0];
     await sockets[1]!.page.close({ code: 1012, reason: 'service restart' });
     await sockets[1]!.server.close();
     await expect.poll(() => subscribed.length, { timeout: 20_000 }).toBe(4);
+    const headNow = await lastSequence();
     expect(subscribed.slice(2)).toEqual([
-      { socket: 2, since: events(1).at(-1)![0] },
-      { socket: 2, since: null },
+      { socket: 2, since: resumeFrom },
+      { socket: 2, since: headNow },
     ]);
     expect(sockets[2]!.received.some((f) => f.includes('VALIDATION_FAILED'))).toBe(true);
     const after = await createInvoice({ customer: { name: '복원뒤' }, amount: 43_200 });
-    await expect.poll(() => events(2).map(([, id]) => id)).toContain(after.id);
+    await expect.poll(() => events(2).map(([, id]) => id), { timeout: 10_000 }).toContain(after.id);
     await page.locator(`tr[data-invoice-id="${after.id}"]`).waitFor({ timeout: 10_000 });
     expect(foreign, 'requests to other origins').toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
-  }, 60_000);
+  }, 90_000);
 
   it('mark paid, cancel with a reason, and an edit of the amount with the guide e-mail reach the API; an edit of an invoice paid meanwhile is refused', async () => {
     const toPay = await createInvoice({ customer: { name: '수동입금' }, amount: 43_000 });

@@ -643,6 +643,8 @@ const GQL_ROWS: GqlRow[] = [
     field: 'invoices', query: `{ invoices(first: 100) { totalCount edges { node { ${INVOICE} } } } }`,
     expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK({ sees: ownerInvoiceIds }), limitedKey: OK({ sees: (f) => [f.inv.iB] }), ...GQL_DEAD },
   },
+  // Each workspace's own last sequence (a number, nothing of another workspace's).
+  { field: 'lastEventSequence', query: `{ lastEventSequence }`, expect: { otherKey: OK(), otherSession: OK(), readOnlyKey: OK(), limitedKey: OK(), ...GQL_DEAD } },
   nodeRow('invoice on A', (f) => f.inv.iA, 'null', 'visible'),
   nodeRow('all-accounts invoice', (f) => f.inv.iAll, 'null', 'visible'),
   nodeRow('deposit to A', (f) => f.trx.tA, 'null', 'visible'),

@@ -139,6 +139,26 @@ describe(`subscriptions on ${dbLabel}`, () => {
     sub.close();
   });
 
+  it('lastEventSequence is the last event\'s sequence; a subscription from it delivers an invoice made after the read and before the subscription started', async () => {
+    const read = async () => (await t.client.gql(`{ lastEventSequence }`, {}, b.apiKey.secret)).lastEventSequence as string;
+    const head = await read();
+    const events = await t.client.gql(`query($s: String) { events(sinceSequence: $s) { sequence } }`, { s: String(BigInt(head) - 1n) }, b.apiKey.secret);
+    expect(events.events.map((e: { sequence: string }) => e.sequence)).toEqual(BigInt(head) > 0n ? [head] : []);
+    // What the reader shows was read after `head`; this invoice comes between its read and its subscription.
+    const between = await invoice(b, '읽은뒤', 26_500);
+    expect(BigInt(await read())).toBe(BigInt(head) + 1n);
+    const sub = await subscribeWs(ws(b.apiKey.secret), EVENTS, { since: head });
+    const after = await invoice(b, '구독뒤', 26_501);
+    const got = await sub.waitFor(2);
+    expect(got.map((x) => [x.invoiceEvents.type, x.invoiceEvents.invoice.id])).toEqual([
+      ['created', between],
+      ['created', after],
+    ]);
+    // Each workspace reads its own.
+    expect((await t.client.gql(`{ lastEventSequence }`, {}, a.apiKey.secret)).lastEventSequence).toBe(await lastEventSequence(t.app.db.sql, a.workspaceId));
+    sub.close();
+  });
+
   it('sinceSequence catches up on more missed events than one page (1,300 events, the internal page is 500): every one, in order, once, with those committed during the catch-up, then live', async () => {
     const m = await bootstrap(t.client);
     const since = await lastEventSequence(t.app.db.sql, m.workspaceId);

@@ -3,6 +3,7 @@
  * workspace committed after that sequence before going live, never a silent gap: what it cannot deliver, it refuses
  * at the start with an error that says what to do instead.
  */
+import type { SqlExecutor } from '../../db/database.ts';
 import { DomainError } from '../errors.ts';
 
 /** The largest event sequence there can be (the column is a PostgreSQL bigint). */
@@ -43,4 +44,14 @@ export function assertCatchUpPossible(since: bigint, head: bigint, nextStored: b
       data: { sinceSequence: String(since), lastSequence: String(head), maxEvents: catchUpLimits.maxEvents },
     });
   }
+}
+
+/**
+ * The workspace's last event sequence (0 before its first event). Every event up to it is committed: sequences are
+ * taken under the workspace row's lock, in the transaction that stores the event. A client that reads this before
+ * reading what it shows, then subscribes with it as `sinceSequence`, misses nothing committed after its read.
+ */
+export async function lastEventSequence(sql: Pick<SqlExecutor, 'query'>, workspaceId: string): Promise<bigint> {
+  const [row] = await sql.query<{ eventSeq: string | number | bigint }>(`SELECT "eventSeq" FROM "Workspace" WHERE id = $1`, [workspaceId]);
+  return row ? BigInt(row.eventSeq) : 0n;
 }

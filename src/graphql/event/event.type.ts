@@ -7,7 +7,7 @@ import { bankAccountInScope, requirePrincipal } from '../../domain/auth/rules.ts
 import { DEPOSIT_UNMATCHED_REASONS, type DepositMatchOutcome, type DepositUnmatchedReason } from '../../domain/deposits/deposit-row.ts';
 import { matchNoteVisibleTo } from '../../domain/deposits/transaction-reads.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { assertCatchUpPossible, catchUpLimits, parseEventSequence } from '../../domain/events/catch-up.ts';
+import { assertCatchUpPossible, catchUpLimits, lastEventSequence, parseEventSequence } from '../../domain/events/catch-up.ts';
 import { DEPOSIT_EVENT_TYPES } from '../../domain/events/event-types.ts';
 import { eventDataVisibleNow, eventsVisibleNow, eventVisibleTo, invoiceRowVisibleTo } from '../../domain/events/visibility.ts';
 import { invoiceFromJson, loadInvoiceFor } from '../../domain/invoices/invoices.ts';
@@ -123,6 +123,14 @@ builder.queryField('events', (t) =>
         since = rows.at(-1)!.sequence;
       }
     },
+  }),
+);
+
+builder.queryField('lastEventSequence', (t) =>
+  t.string({
+    description:
+      'The sequence of the workspace\'s last event ("0" before the first). Read it before reading what you show, then subscribe with it as sinceSequence: every event committed after your read is delivered, none is lost between the read and the subscription.',
+    resolve: async (_root, _args, ctx) => String(await lastEventSequence(ctx.deps.sql, requirePrincipal(ctx.principal).workspaceId)),
   }),
 );
 
