@@ -18,6 +18,8 @@ export default defineConfig({
     // and restores what it spies on.
     isolate: false,
     testTimeout: 60_000,
+    // What a poll waits for (a delivery, a page's update) can take seconds on a loaded 2-core machine, not one.
+    expect: { poll: { timeout: 5000 } },
     hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,

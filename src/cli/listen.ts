@@ -43,9 +43,11 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${opts.token}` },
     retryAttempts: 0,
+    // The connection outlives the last-sequence query that ends just before the subscription starts.
+    lazyCloseTimeout: 1000,
     on: { connected: () => (failures = 0) },
   });
-  out(`Listening for events on ${opts.url} (Ctrl-C to stop)…`);
+  let said = false;
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -58,7 +60,48 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
         if (error) reject(error);
         else resolve();
       };
+      /** The subscription, or "from now" (no sequence yet): the workspace's last sequence first, then from it. */
+      const start = () => (since === null ? fromNow() : subscribe());
+      /**
+       * From the workspace's last sequence, read before saying "Listening": an event committed after that line is
+       * printed, however late the service starts the subscription.
+       */
+      const fromNow = () => {
+        let head: string | null = null;
+        let answered = false;
+        unsubscribe = client.subscribe<{ lastEventSequence: string }>(
+          { query: '{ lastEventSequence }' },
+          {
+            next: (msg) => {
+              if (msg.errors?.length) {
+                answered = true;
+                return refused(msg.errors);
+              }
+              head = msg.data?.lastEventSequence ?? null;
+            },
+            error: ended,
+            complete: () => {
+              if (answered || stopped) return;
+              if (head === null) return again();
+              since = head;
+              if (!said) out(`Listening for events on ${opts.url} after event #${head} (Ctrl-C to stop)…`);
+              said = true;
+              subscribe();
+            },
+          },
+        );
+      };
+      /** A connection lost or not made (a close event, a network error), or the service's errors (refused). */
+      const ended = (err: unknown) => {
+        if (Array.isArray(err)) return refused(err);
+        // The protocol's refusals (a key refused at connection: 4403; graphql-ws's own final codes) end it.
+        const { code, reason } = err as { code?: unknown; reason?: unknown };
+        if (typeof code === 'number' && FINAL_CLOSE_CODES.has(code)) return stop(new Error(`The service closed the connection: ${code} ${String(reason ?? '')}`.trim()));
+        again();
+      };
       const subscribe = () => {
+        if (!said) out(`Listening for events on ${opts.url} after event #${since} (Ctrl-C to stop)…`);
+        said = true;
         // The service's errors come as a result, then the end: the end is then theirs to deal with (refused).
         let answered = false;
         unsubscribe = client.subscribe<{ invoiceEvents: any }>(
@@ -87,15 +130,8 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
               }
               if (opts.max && received >= opts.max) stop();
             },
-            // The service's errors (refused); a connection lost or not made (a close event, a network error): again in
-            // a while, from the last sequence received.
-            error: (err) => {
-              if (Array.isArray(err)) return refused(err);
-              // The protocol's refusals (a key refused at connection: 4403; graphql-ws's own final codes) end it.
-              const { code, reason } = err as { code?: unknown; reason?: unknown };
-              if (typeof code === 'number' && FINAL_CLOSE_CODES.has(code)) return stop(new Error(`The service closed the connection: ${code} ${String(reason ?? '')}`.trim()));
-              again();
-            },
+            // Again in a while, from the last sequence received.
+            error: ended,
             complete: () => {
               if (!answered) again();
             },
@@ -113,7 +149,7 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
         if (since !== null && codes.some((c) => SEQUENCE_CODES.has(c))) {
           out(`The events after #${since} cannot be caught up on (${codes.join(', ')}: ${errors.map((e) => e.message).join('; ')}); listening from now on. The events query pages through the ones missed.`);
           since = null;
-          return subscribe();
+          return fromNow();
         }
         stop(new Error(errors.map((e) => e.message).join('; ')));
       };
@@ -122,9 +158,9 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
         clearTimeout(timer);
         const wait = Math.min(500 * 2 ** failures++, 15_000);
         out(`${why}; subscribing again in ${wait / 1000} s, ${since ? `after event #${since}` : 'from now'}…`);
-        timer = setTimeout(subscribe, wait);
+        timer = setTimeout(start, wait);
       };
-      subscribe();
+      start();
       opts.signal?.addEventListener('abort', () => stop());
     });
   } finally {

@@ -287,7 +287,9 @@ describe(`developer experience on ${dbLabel}`, () => {
       const port = (receiver.address() as { port: number }).port;
       const lines: string[] = [];
       const done = listen({ url: t.url, token: m.apiKey.secret, forwardTo: `http://127.0.0.1:${port}/hook`, out: (l) => lines.push(l), max: 2 });
-      await new Promise((r) => setTimeout(r, 300));
+      // Said once the workspace's last sequence is read: what is committed from then on is printed.
+      await until(() => lines.find((l) => l.startsWith('Listening for events')), Boolean, 10_000);
+      expect(lines.find((l) => l.startsWith('Listening for events'))).toMatch(/ after event #\d+ \(Ctrl-C to stop\)/);
       await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '리슨' }, amount: 9100 } });
       await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '리슨', amount: 9100 });
       const { secret, received } = await done;
@@ -317,13 +319,11 @@ describe(`developer experience on ${dbLabel}`, () => {
         return r.body.data.id as string;
       };
       try {
-        // Invoices until one is printed: the subscription is in place.
-        for (let i = 0; printed().length === 0 && i < 50; i++) {
-          await create(`리슨준비${'가나다라마바사아자차카타파하'[i % 14]}`, 9200 + i);
-          await new Promise((r) => setTimeout(r, 200));
-        }
+        await until(() => lines.some((l) => l.startsWith('Listening for events')), Boolean, 10_000);
+        const first = await create('리슨준비', 9200);
+        await until(() => printed().some((p) => p.id === first), Boolean, 10_000);
         const before = printed().at(-1)!;
-        expect(before).toBeDefined();
+        expect(before.id).toBe(first);
         await proxy.cut();
         await until(() => lines.some((l) => l.startsWith('Connection lost')), Boolean, 10_000);
         expect(lines.find((l) => l.startsWith('Connection lost'))).toContain(`after event #${before.sequence}`);
