@@ -61,12 +61,16 @@ export class WorkerLoop {
     this.schedule(ms);
   }
 
-  /** Runs until there is nothing due (tests). */
+  /**
+   * Runs until there is nothing due (tests). A run the timer starts meanwhile may claim what this step would have
+   * (steps skip rows another holds): it is waited for, and the step taken again, until a step finds nothing with no
+   * run in progress.
+   */
   async drain(): Promise<void> {
-    await this.current;
     for (;;) {
+      await this.current;
       const r = await this.step();
-      if (r !== true) return;
+      if (r !== true && !this.running) return;
     }
   }
 
@@ -76,7 +80,9 @@ export class WorkerLoop {
     this.timerDue = Date.now() + Math.max(0, ms);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.current = this.run();
+      // `current` is always the run in progress (stop() and drain() wait for it), never a run that found one going.
+      if (this.running) this.again = true;
+      else this.current = this.run();
     }, Math.max(0, ms));
     this.timer.unref?.();
   }
