@@ -48,6 +48,7 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
     on: { connected: () => (failures = 0) },
   });
   let said = false;
+  let forwarding: Promise<void> = Promise.resolve();
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -84,7 +85,7 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
               if (answered || stopped) return;
               if (head === null) return again();
               since = head;
-              if (!said) out(`Listening for events on ${opts.url} after event #${head} (Ctrl-C to stop)…`);
+              out(`Listening for events on ${opts.url} after event #${head} (Ctrl-C to stop)…`);
               said = true;
               subscribe();
             },
@@ -107,28 +108,32 @@ export async function listen(opts: ListenOptions): Promise<{ secret: string | nu
         unsubscribe = client.subscribe<{ invoiceEvents: any }>(
           { query: QUERY, variables: { since } },
           {
-            next: async (msg) => {
+            next: (msg) => {
               if (msg.errors?.length) {
                 answered = true;
                 return refused(msg.errors);
               }
+              if (stopped || (opts.max && received >= opts.max)) return;
               const e = msg.data!.invoiceEvents;
               since = e.sequence;
-              received++;
+              const n = ++received;
               // invoiceEvents says `paid` for invoice.paid, and other events of the invoice (shop_order.confirmed) whole.
               const type = e.type.includes('.') ? e.type : `invoice.${e.type}`;
               out(`${e.createdAt}  #${e.sequence}  ${type}  ${e.invoice.id}  ${e.invoice.customer.name}  ${e.invoice.amount}원  ${e.invoice.status}`);
-              if (opts.forwardTo && secret) {
-                const body = JSON.stringify({ id: e.eventId, type, createdAt: e.createdAt, data: { invoice: e.invoice } });
-                const headers = signatureHeaders([secret], e.eventId, Math.floor(Date.now() / 1000), body);
-                try {
-                  const r = await fetch(opts.forwardTo, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-                  out(`  → ${opts.forwardTo} ${r.status}`);
-                } catch (err) {
-                  out(`  → ${opts.forwardTo} failed: ${(err as Error).message}`);
+              // Forwarded one after another, in the order received (a POST is not sent before the one before it ended).
+              forwarding = forwarding.then(async () => {
+                if (opts.forwardTo && secret) {
+                  const body = JSON.stringify({ id: e.eventId, type, createdAt: e.createdAt, data: { invoice: e.invoice } });
+                  const headers = signatureHeaders([secret], e.eventId, Math.floor(Date.now() / 1000), body);
+                  try {
+                    const r = await fetch(opts.forwardTo, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+                    out(`  → ${opts.forwardTo} ${r.status}`);
+                  } catch (err) {
+                    out(`  → ${opts.forwardTo} failed: ${(err as Error).message}`);
+                  }
                 }
-              }
-              if (opts.max && received >= opts.max) stop();
+                if (opts.max && n >= opts.max) stop();
+              });
             },
             // Again in a while, from the last sequence received.
             error: ended,

@@ -14,7 +14,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { Receiver } from '../helpers/receiver.ts';
-import { asDelivered, createPaidInvoices, deliveredEvents, recordInvoiceUpdates, storedEventsAfter, subscribeWs, wsClient } from '../helpers/subscriptions.ts';
+import { asDelivered, createPaidInvoices, deliveredEvents, lastEventSequence, recordInvoiceUpdates, storedEventsAfter, subscribeWs, wsClient } from '../helpers/subscriptions.ts';
 import type { Client } from 'graphql-ws';
 import { randomBytes } from 'node:crypto';
 
@@ -63,7 +63,8 @@ describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => 
     const m = await bootstrap(a);
     const c = wsClient(urls[2], m.apiKey.secret);
     clients.push(c);
-    const sub = await subscribeWs(c, `subscription { invoicePaid { id status } }`);
+    // From the workspace's last sequence: on C the subscription also waits for Redis, and must not miss the payment.
+    const sub = await subscribeWs(c, `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status } }`, { since: await lastEventSequence(apps[0]!.db.sql, m.workspaceId) });
     const inv = await a.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '두인스턴스' }, amount: 31_000 } });
     await a.deposit(m.bankAccount.notificationToken, { depositorName: '두인스턴스', amount: 31_000 });
     const [msg] = await sub.waitFor(1);
@@ -81,7 +82,7 @@ describe.runIf(onPostgres)('several instances over PostgreSQL and Redis', () => 
     const PAID = `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status eventSequence } }`;
     const EVENTS = `subscription($since: String) { invoiceEvents(sinceSequence: $since) { sequence type invoice { id } } }`;
     // Before going away the client saw one payment, on B: it keeps that delivery's sequence.
-    const before = await subscribeWs(ws(1), PAID);
+    const before = await subscribeWs(ws(1), PAID, { since: await lastEventSequence(apps[0]!.db.sql, m.workspaceId) });
     const [seen] = await createPaidInvoices(apps[0], m.apiKey.secret, '떠나기전', 1);
     const [last] = await before.waitFor(1);
     expect(last.invoicePaid).toEqual({ id: seen, status: 'PAID', eventSequence: expect.stringMatching(/^\d+$/) });

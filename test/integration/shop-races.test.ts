@@ -349,7 +349,7 @@ describe(`shop integration races, two instances on one ${dbLabel} database`, () 
       const spent = (await connectionRow(id)).refreshTokenSealed;
       first.release();
       // Instance 0's refresh (Cafe24 rotated the refresh token) is stored although the lease is instance 1's now.
-      const stored = await until(() => connectionRow(id), (r) => r.refreshTokenSealed !== spent, 5_000);
+      const stored = await until(() => connectionRow(id), (r) => r.refreshTokenSealed !== spent);
       expect(stored.refreshTokenSealed).not.toBe(spent);
       expect(Object.fromEntries(await a)).toEqual({ [orderId!]: 'AWAITING_DEPOSIT' });
       // Instance 1's refresh token is refused (spent by instance 0): not a refused grant, so it uses the new tokens.

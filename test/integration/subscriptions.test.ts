@@ -28,7 +28,7 @@ import { jsonRow } from '../../src/domain/events/outbox.ts';
 import { catchUpLimits } from '../../src/domain/events/catch-up.ts';
 import { feedSettings } from '../../src/events/ordered-feed.ts';
 
-const PAID = `subscription { invoicePaid { id status amount paidAt } }`;
+const PAID = `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status amount paidAt } }`;
 const EVENTS = `subscription($id: ID, $since: String) { invoiceEvents(invoiceId: $id, sinceSequence: $since) { type sequence invoice { id status } } }`;
 const PAID_SINCE = `subscription($since: String) { invoicePaid(sinceSequence: $since) { id status eventSequence } }`;
 
@@ -50,6 +50,11 @@ describe(`subscriptions on ${dbLabel}`, () => {
     clients.push(c);
     return c;
   };
+  /**
+   * From the workspace's last sequence: a subscription without one starts whenever the service starts it, and an event
+   * committed just before (on a loaded machine) would not be delivered.
+   */
+  const from = async (m: Bootstrapped) => ({ since: await lastEventSequence(t.app.db.sql, m.workspaceId) });
   const invoice = async (m: Bootstrapped, name: string, amount: number, bankAccountIds: string[] = []) => {
     const r = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds, customer: { name }, amount } });
     expect(r.status).toBe(201);
@@ -57,7 +62,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
   };
 
   it('invoicePaid over graphql-ws: a deposit match reaches the subscriber with the contract fields', async () => {
-    const sub = await subscribeWs(ws(a.apiKey.secret), PAID);
+    const sub = await subscribeWs(ws(a.apiKey.secret), PAID, await from(a));
     const id = await invoice(a, '구독자', 21_000);
     await t.client.deposit(a.bankAccount.notificationToken, { depositorName: '구독자', amount: 21_000 });
     const [msg] = await sub.waitFor(1);
@@ -75,8 +80,8 @@ describe(`subscriptions on ${dbLabel}`, () => {
   });
 
   it('a subscriber sees only its own workspace', async () => {
-    const subB = await subscribeWs(ws(b.apiKey.secret), PAID);
-    const subA = await subscribeWs(ws(a.apiKey.secret), PAID);
+    const subB = await subscribeWs(ws(b.apiKey.secret), PAID, await from(b));
+    const subA = await subscribeWs(ws(a.apiKey.secret), PAID, await from(a));
     const id = await invoice(a, '격리구독', 23_000);
     await t.client.deposit(a.bankAccount.notificationToken, { depositorName: '격리구독', amount: 23_000 });
     await subA.waitFor(1);
@@ -93,7 +98,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
   it('an account-limited key sees only invoices within its accounts', async () => {
     const second = await addVerifiedBankAccount(t.client, a.sessionToken);
     const key = await t.client.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, { i: { name: 'limited', bankAccountIds: [second.id] } }, a.sessionToken);
-    const sub = await subscribeWs(ws(key.createApiKey.secret), PAID);
+    const sub = await subscribeWs(ws(key.createApiKey.secret), PAID, await from(a));
     const outside = await invoice(a, '범위밖', 24_000, [a.bankAccount.id]);
     const allAccounts = await invoice(a, '전체계좌', 24_001);
     const inside = await invoice(a, '범위안', 24_002, [second.id]);
@@ -107,7 +112,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
 
   it('invoiceEvents(invoiceId) follows one invoice: created is past, then paid; types are the contract names', async () => {
     const id = await invoice(a, '이벤트', 25_000);
-    const sub = await subscribeWs(ws(a.sessionToken), EVENTS, { id });
+    const sub = await subscribeWs(ws(a.sessionToken), EVENTS, { id, ...(await from(a)) });
     const other = await invoice(a, '다른것', 25_001);
     await t.client.request('DELETE', `/v1/invoices/${other}`, { token: a.apiKey.secret });
     await t.client.request('POST', `/v1/invoices/${id}/mark-as-paid`, { token: a.apiKey.secret });
@@ -225,7 +230,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
     const quiet = { ...t.app.deps, onEventsCommitted: () => {} };
     await t.app.workers.dispatcher.stop();
     try {
-      const sub = await subscribeWs(ws(m.apiKey.secret), EVENTS);
+      const sub = await subscribeWs(ws(m.apiKey.secret), EVENTS, await from(m));
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push((await createInvoice(quiet, p, { bankAccountIds: [], customer: { name: `순서${i}` }, amount: 30_300 + i })).id);
       const rows = await t.app.db.sql.query<Parameters<typeof busEventOf>[0]>(
@@ -543,7 +548,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
   });
 
   it('nothing is published for a change that rolled back (a conflicting create)', async () => {
-    const sub = await subscribeWs(ws(a.apiKey.secret), EVENTS);
+    const sub = await subscribeWs(ws(a.apiKey.secret), EVENTS, await from(a));
     const first = await invoice(a, '롤백', 27_000);
     const dup = await t.client.request('POST', '/v1/invoices', { token: a.apiKey.secret, body: { bankAccountIds: [], customer: { name: '롤백' }, amount: 27_000 } });
     expect(dup.status).toBe(409);
@@ -554,7 +559,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
     sub.close();
   });
 
-  /** The first invoice.paid of `invoiceId` on the event bus while `act` runs (null after 5 s). */
+  /** The first invoice.paid of `invoiceId` on the event bus while `act` runs (null after 15 s). */
   const firstPaidOnBus = async (invoiceId: string, act: () => Promise<void>): Promise<BusEvent | null> => {
     const live = t.app.workers.bus.subscribe(a.workspaceId);
     const first = (async () => {
@@ -563,7 +568,7 @@ describe(`subscriptions on ${dbLabel}`, () => {
     })();
     try {
       await act();
-      return await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+      return await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
     } finally {
       await live.return?.();
     }
