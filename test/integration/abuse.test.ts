@@ -23,6 +23,29 @@ import { Receiver } from '../helpers/receiver.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Empties a token bucket, then at once sends `probe`, which that bucket should refuse, and returns what it got (`last`).
+ * `spend` sends one cheap request on the bucket and says whether it was refused. The bucket refills continuously, so
+ * at that refusal it holds a fraction of a token and a stall before the probe can complete one: a probe that was
+ * served is kept in `served` (for a test that counts what it did) and sent again once the bucket is emptied again, a
+ * bounded number of times. A probe the bucket does not limit is served every time, and the test's assertion that
+ * `last` was refused fails.
+ */
+async function probeEmptyBucket<R>(spend: () => Promise<boolean>, probe: () => Promise<R>, refused: (r: R) => boolean, tries = 5): Promise<{ last: R; served: R[] }> {
+  const served: R[] = [];
+  let last!: R;
+  for (let attempt = 0; attempt < tries; attempt++) {
+    for (let spent = 0; !(await spend()); spent++) if (spent >= 40) throw new Error('never limited');
+    last = await probe();
+    if (refused(last)) break;
+    served.push(last);
+  }
+  return { last, served };
+}
+const is429 = (r: { status: number }) => r.status === 429;
+/** A fetch response as `{ status, headers, body }` (its JSON). */
+const asJson = async (r: Response) => ({ status: r.status, headers: r.headers, body: await r.json() });
+
 describe('token bucket', () => {
   it('allows the burst, then the refill rate; reports remaining and reset', async () => {
     let now = 0;
@@ -74,20 +97,27 @@ describe(`rate limits on ${dbLabel}`, () => {
 
   /** Spends a credential's bucket down to empty with cheap calls. */
   async function drain(token: string) {
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 40; i++) {
       const r = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token });
       if (r.status === 429) return r;
     }
     throw new Error('never limited');
   }
+  /** One cheap call on a credential's bucket: was it refused? */
+  const spendKey = (token: string) => async () => (await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token })).status === 429;
 
   it('every limited response carries RateLimit headers; the bucket counts down', async () => {
+    const sent = performance.now();
     const a = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
     const b = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
+    const within = performance.now() - sent;
     expect(a.status).toBe(200);
     expect(a.headers.get('ratelimit-limit')).toBe('12');
     expect(a.headers.get('ratelimit-policy')).toBe('12;w=12');
-    expect(Number(b.headers.get('ratelimit-remaining'))).toBe(Number(a.headers.get('ratelimit-remaining')) - 1);
+    // The key's first call finds a full bucket (11 left after it); a token refills only if a second passed before b.
+    expect(a.headers.get('ratelimit-remaining')).toBe('11');
+    if (within < 1000) expect(b.headers.get('ratelimit-remaining')).toBe('10');
+    else expect(['10', '11']).toContain(b.headers.get('ratelimit-remaining'));
     expect(Number(a.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
     expect(a.headers.get('retry-after')).toBeNull();
     const health = await t.client.request('GET', '/healthz');
@@ -100,41 +130,57 @@ describe(`rate limits on ${dbLabel}`, () => {
     expect(v1.headers.get('retry-after')).toBe('1');
     expect(v1.headers.get('ratelimit-remaining')).toBe('0');
 
-    const v2 = await t.client.request('GET', '/v2/invoices?limit=1', { token: m.apiKey.secret });
+    // Each face on the same key's bucket, emptied again right before (it refills at 1/s meanwhile).
+    const spend = spendKey(m.apiKey.secret);
+    const { last: v2 } = await probeEmptyBucket(spend, () => t.client.request('GET', '/v2/invoices?limit=1', { token: m.apiKey.secret }), is429);
     expect(v2).toMatchObject({ status: 429, body: { code: '290029', data: null } });
 
-    const create = await t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '제한' }, amount: 5000 } });
-    expect(create.status).toBe(429);
+    const creates = await probeEmptyBucket(spend, () => t.client.request('POST', '/v1/invoices', { token: m.apiKey.secret, body: { bankAccountIds: [], customer: { name: '제한' }, amount: 5000 } }), is429);
+    expect(creates.last).toMatchObject({ status: 429, body: { code: 'TOO_MANY_REQUESTS', data: null } });
+    // A create served on a token that refilled before it wrote its invoice; the refused ones wrote nothing.
+    const written = creates.served.filter((r) => r.status === 201).length;
 
-    const g = await fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}` },
-      body: JSON.stringify({ query: '{ invoicePage(offset: 0, limit: 1) { totalItems } }' }),
-    });
+    const { last: g } = await probeEmptyBucket(
+      spend,
+      async () =>
+        asJson(
+          await fetch(`${t.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey.secret}` },
+            body: JSON.stringify({ query: '{ invoicePage(offset: 0, limit: 1) { totalItems } }' }),
+          }),
+        ),
+      is429,
+    );
     expect(g.status).toBe(429);
-    expect(await g.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'RATE_LIMITED' } }] });
+    expect(g.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'RATE_LIMITED' } }] });
 
-    const api = await t.client.request('GET', '/api/invoice-page?offset=0&limit=1', { token: m.apiKey.secret });
+    const { last: api } = await probeEmptyBucket(spend, () => t.client.request('GET', '/api/invoice-page?offset=0&limit=1', { token: m.apiKey.secret }), is429);
     expect(api.status).toBe(429);
     expect(api.body.errors[0].extensions.code).toBe('RATE_LIMITED');
 
-    // Nothing was written while limited.
+    // Nothing was written while limited: only the creates answered 201 are there.
     await sleep(2100);
     const list = await t.client.request('GET', '/v1/invoices?offset=0&limit=100&search=제한', { token: m.apiKey.secret });
     expect(list.status).toBe(200);
-    expect(list.body.totalItems).toBe(0);
+    expect(list.body.totalItems).toBe(written);
 
     // The bank feed's token has its own bucket.
     let bank = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '제한', amount: 1 });
-    for (let i = 0; i < 20 && bank.status !== 429; i++) bank = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '제한', amount: 1 });
+    for (let i = 0; i < 40 && bank.status !== 429; i++) bank = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '제한', amount: 1 });
     expect(bank).toMatchObject({ status: 429, body: { code: 'TOO_MANY_REQUESTS', message: expect.any(String) } });
   });
 
   it('one credential at its limit does not slow another; the bucket refills at the documented rate', async () => {
-    await drain(m.apiKey.secret);
-    const ok = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret });
-    expect(ok.status).toBe(200);
-    const refused = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
+    const { last: refused } = await probeEmptyBucket(
+      spendKey(m.apiKey.secret),
+      async () => {
+        const ok = await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret });
+        expect(ok.status).toBe(200);
+        return t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret });
+      },
+      is429,
+    );
     expect(refused.status).toBe(429);
     await sleep(Number(refused.headers.get('retry-after')) * 1000 + 50);
     expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret })).status).toBe(200);
@@ -142,12 +188,18 @@ describe(`rate limits on ${dbLabel}`, () => {
 
   it('calls without a credential (signUp, logIn, OAuth token) are limited per client address', async () => {
     let last = { status: 0, body: null as any, headers: new Headers() };
-    for (let i = 0; i < 30 && last.status !== 429; i++) {
+    const spendAddress = async () => {
       last = await t.client.request('POST', '/v2/oauth-apps/token', { rawBody: 'grant_type=authorization_code', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    }
+      return last.status === 429;
+    };
+    const { last: logIn } = await probeEmptyBucket(
+      spendAddress,
+      async () => asJson(await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { logIn(input: {email: "a@b.cd", password: "x"}) { token } }' }) })),
+      is429,
+    );
     expect(last).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable', error_description: expect.any(String) } });
-    const logIn = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { logIn(input: {email: "a@b.cd", password: "x"}) { token } }' }) });
     expect(logIn.status).toBe(429);
+    expect(logIn.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     // A key is not affected by the address's bucket.
     expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret })).status).toBe(200);
   });
@@ -159,26 +211,38 @@ describe(`rate limits on ${dbLabel}`, () => {
         headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({ query: 'mutation { logIn(input: {email: "bearer@b.cd", password: "x"}) { token } }' }),
       });
-    let last = await logIn();
-    for (let i = 0; i < 30 && last.status !== 429; i++) last = await logIn();
-    expect(last.status).toBe(429);
+    // The address's bucket, emptied with logIns without a bearer right before each probe (it refills at 1/s meanwhile).
+    const spendAddress = async () => (await logIn()).status === 429;
+    let made = 0;
     // A made-up bearer per request (of each kind, and none at all) gets no bucket of its own: still the address's 429.
     for (const [i, bearer] of ['sk_live_', 'sess_', 'oat_', 'x'].entries()) {
-      const r = await logIn(`Bearer ${bearer}made-up-${i}-${Date.now()}`);
+      const { last: r } = await probeEmptyBucket(spendAddress, async () => asJson(await logIn(`Bearer ${bearer}made-up-${i}-${made++}-${Date.now()}`)), is429);
       expect(r.status, bearer).toBe(429);
-      expect((await r.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect(r.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     }
-    const signUp = await fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sess_made-up-signup' },
-      body: JSON.stringify({ query: 'mutation { signUp(input: {email: "bearer-signup@b.cd", password: "correct horse 1", name: "x"}) { token } }' }),
-    });
+    const { last: signUp } = await probeEmptyBucket(
+      spendAddress,
+      async () =>
+        asJson(
+          await fetch(`${t.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer sess_made-up-signup' },
+            body: JSON.stringify({ query: `mutation { signUp(input: {email: "bearer-signup-${made++}@b.cd", password: "correct horse 1", name: "x"}) { token } }` }),
+          }),
+        ),
+      is429,
+    );
     expect(signUp.status).toBe(429);
     // The OAuth token endpoint authenticates its client otherwise: a bearer sent along is not a bucket of its own either.
-    const token = await t.client.request('POST', '/v2/oauth-apps/token', {
-      rawBody: 'grant_type=authorization_code',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer oat_made-up-${Date.now()}` },
-    });
+    const { last: token } = await probeEmptyBucket(
+      spendAddress,
+      () =>
+        t.client.request('POST', '/v2/oauth-apps/token', {
+          rawBody: 'grant_type=authorization_code',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer oat_made-up-${made++}-${Date.now()}` },
+        }),
+      is429,
+    );
     expect(token).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
     // A credential that authenticates keeps its own bucket.
     expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: other.apiKey.secret })).status).toBe(200);
@@ -252,11 +316,24 @@ describe(`GraphQL over WebSocket: the limits of HTTP on ${dbLabel}`, () => {
       // A bucket of 12, plus what refilled at 1/s meanwhile.
       expect(answered).toBeGreaterThanOrEqual(10);
       expect(answered).toBeLessThanOrEqual(refilledBucket(started));
-      // The same bucket as HTTP: the key is at its limit there too; another key is not.
-      expect((await t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret })).status).toBe(429);
+      // The same bucket as HTTP: emptied over the WebSocket right before (it refills at 1/s meanwhile), the key is at
+      // its limit there too; another key is not.
+      const spendWs = async () => {
+        const r = await wsOperation(ws, '{ viewer { kind } }');
+        if (r.refused) expect(r.refused[0].extensions.code).toBe('RATE_LIMITED');
+        else expect(r.data.viewer.kind).toBe('API_KEY');
+        return !!r.refused;
+      };
+      const { last: http } = await probeEmptyBucket(spendWs, () => t.client.request('GET', '/v1/invoices?offset=0&limit=1', { token: m.apiKey.secret }), is429);
+      expect(http.status).toBe(429);
       expect((await wsOperation(await connect({ authorization: `Bearer ${other.apiKey.secret}` }), '{ viewer { kind } }')).data.viewer.kind).toBe('API_KEY');
       // Mutations and subscriptions count alike; once the bucket refills, the same connection is served again.
-      expect((await wsOperation(ws, 'mutation { createInvoice(input: {bankAccountIds: [], customer: {name: "웹소켓"}, amount: 1000}) { __typename } }')).refused?.[0].extensions.code).toBe('RATE_LIMITED');
+      const { last: mutation } = await probeEmptyBucket(
+        spendWs,
+        () => wsOperation(ws, 'mutation { createInvoice(input: {bankAccountIds: [], customer: {name: "웹소켓"}, amount: 1000}) { __typename } }'),
+        (r) => !!r.refused,
+      );
+      expect(mutation.refused?.[0].extensions.code).toBe('RATE_LIMITED');
       await sleep(1100);
       expect((await wsOperation(ws, '{ viewer { kind } }')).data.viewer.kind).toBe('API_KEY');
     });
