@@ -146,9 +146,11 @@ describe(`subscriptions on ${dbLabel}`, () => {
 
   it('lastEventSequence is the last event\'s sequence; a subscription from it delivers an invoice made after the read and before the subscription started', async () => {
     const read = async () => (await t.client.gql(`{ lastEventSequence }`, {}, b.apiKey.secret)).lastEventSequence as string;
+    // The last event committed before the read is the one it names.
+    const before = await invoice(b, '읽기전', 26_499);
     const head = await read();
-    const events = await t.client.gql(`query($s: String) { events(sinceSequence: $s) { sequence } }`, { s: String(BigInt(head) - 1n) }, b.apiKey.secret);
-    expect(events.events.map((e: { sequence: string }) => e.sequence)).toEqual(BigInt(head) > 0n ? [head] : []);
+    const events = await t.client.gql(`query($s: String) { events(sinceSequence: $s) { sequence type invoiceId } }`, { s: String(BigInt(head) - 1n) }, b.apiKey.secret);
+    expect(events.events).toEqual([{ sequence: head, type: 'invoice.created', invoiceId: before }]);
     // What the reader shows was read after `head`; this invoice comes between its read and its subscription.
     const between = await invoice(b, '읽은뒤', 26_500);
     expect(BigInt(await read())).toBe(BigInt(head) + 1n);
