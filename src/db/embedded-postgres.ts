@@ -319,6 +319,10 @@ async function waitReady(url: string, instance: string, deadline: number, exited
   let last: unknown;
   while (!gone && Date.now() < deadline) {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    // A server shutting down (an earlier one still holding the cluster) ends this connection with 57P01 between two
+    // calls: an 'error' event with nobody listening is an uncaught exception that ends the process. It is the poll's
+    // to note and try again, like a refused call.
+    c.on('error', (e) => (last = e));
     try {
       await c.connect();
       const { rows } = await c.query<{ v: string | null }>('SELECT current_setting($1, true) AS v', [INSTANCE_SETTING]);
